@@ -1,0 +1,92 @@
+/** 营运能力分析: turnover of total assets, receivables, inventory and payables, and turnover days. */
+import type { ReportContext } from '../context.ts';
+import { type Num, num, ratio } from '../decimal.ts';
+import { defineIndicatorModule } from '../indicator.ts';
+import type { LineRef, MetricDef, RiskRule } from '../module.ts';
+
+const DAYS_IN_YEAR = num(360);
+
+interface Turnover {
+  key: string;
+  label: string;
+  numerator: { key: string; label: string };
+  balance: { key: string; label: string };
+  /** What a sharp fall means, for the risk message. */
+  declineMeaning: string;
+}
+
+const TURNOVERS: readonly Turnover[] = [
+  {
+    key: 'total_asset_turnover',
+    label: '总资产周转率',
+    numerator: { key: 'revenue', label: '营业收入' },
+    balance: { key: 'total_assets', label: '资产总计' },
+    declineMeaning: '资产运营效率明显下滑',
+  },
+  {
+    key: 'receivable_turnover',
+    label: '应收账款周转率',
+    numerator: { key: 'revenue', label: '营业收入' },
+    balance: { key: 'accounts_receivable', label: '应收账款' },
+    declineMeaning: '回款速度明显放缓',
+  },
+  {
+    key: 'inventory_turnover',
+    label: '存货周转率',
+    numerator: { key: 'operating_cost', label: '营业成本' },
+    balance: { key: 'inventory', label: '存货' },
+    declineMeaning: '存货周转明显放缓，需关注积压风险',
+  },
+  {
+    key: 'payable_turnover',
+    label: '应付账款周转率',
+    numerator: { key: 'operating_cost', label: '营业成本' },
+    balance: { key: 'accounts_payable', label: '应付账款' },
+    declineMeaning: '付款周期明显拉长，需关注对供应商的偿付压力',
+  },
+];
+
+function turnover(ctx: ReportContext, year: number, t: Turnover): Num {
+  return ratio(ctx.line(year, 'income', t.numerator.key), ctx.averageBalance(year, t.balance.key));
+}
+
+function turnoverMetrics(t: Turnover): MetricDef[] {
+  const inputs: LineRef[] = [`income.${t.numerator.key}`, `balance.${t.balance.key}`];
+  return [
+    {
+      key: t.key,
+      label: t.label,
+      unit: '次',
+      formula: `${t.numerator.label} ÷ ((年初${t.balance.label} + 年末${t.balance.label}) ÷ 2)`,
+      inputs,
+      compute: (ctx, year) => turnover(ctx, year, t),
+    },
+    {
+      key: `${t.key}_days`,
+      label: `${t.label.replace(/率$/, '')}天数`,
+      unit: '天',
+      formula: `360 ÷ ${t.label}`,
+      inputs,
+      note: '周转率为空或为零时为空。',
+      compute: (ctx, year) => ratio(DAYS_IN_YEAR, turnover(ctx, year, t)),
+    },
+  ];
+}
+
+const turnoverDeclineRule = (t: Turnover): RiskRule => ({
+  code: `operational_efficiency.${t.key}_decline`,
+  metric: t.key,
+  kind: 'decline',
+  tiers: [{ level: 'warning', threshold: 30 }],
+  description: `${t.label}较上年下降超过30%。`,
+  message: `{year}年${t.label}为{value}，较{prior_year}年的{prior_value}下降{decline}，降幅超过{threshold}，${t.declineMeaning}。`,
+});
+
+export const operationalEfficiencyModule = defineIndicatorModule({
+  slug: 'operational_efficiency',
+  label: '营运能力分析',
+  section: 'comprehensive_analysis',
+  description: '总资产、应收账款、存货、应付账款周转率及周转天数（平均余额为同年年初与年末余额的平均数）。',
+  metrics: TURNOVERS.flatMap(turnoverMetrics),
+  riskRules: TURNOVERS.map(turnoverDeclineRule),
+});

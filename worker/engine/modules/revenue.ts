@@ -1,0 +1,74 @@
+/** 营业收入分析: operating vs non-operating revenue and the change of the operating share. */
+import type { ReportContext } from '../context.ts';
+import { add, type Num, pct, ppChange, toWan } from '../decimal.ts';
+import { defineIndicatorModule } from '../indicator.ts';
+
+/** revenue / (revenue + non-operating income) × 100, reading the amounts through `read`. */
+function operatingShare(read: (key: string) => Num): Num {
+  const revenue = read('revenue');
+  return pct(revenue, add(revenue, read('non_operating_income')));
+}
+
+const currentShare = (ctx: ReportContext, year: number) =>
+  operatingShare((key) => ctx.line(year, 'income', key));
+
+export const revenueModule = defineIndicatorModule({
+  slug: 'revenue',
+  label: '营业收入分析',
+  section: 'income_statement_analysis',
+  description: '营业收入与营业外收入的占比及其变动趋势。',
+  metrics: [
+    {
+      key: 'operating_revenue',
+      label: '营业收入',
+      unit: '万元',
+      formula: '营业收入 ÷ 10000',
+      inputs: ['income.revenue'],
+      compute: (ctx, year) => toWan(ctx.line(year, 'income', 'revenue')),
+    },
+    {
+      key: 'non_operating_revenue',
+      label: '营业外收入',
+      unit: '万元',
+      formula: '营业外收入 ÷ 10000',
+      inputs: ['income.non_operating_income'],
+      compute: (ctx, year) => toWan(ctx.line(year, 'income', 'non_operating_income')),
+    },
+    {
+      key: 'operating_revenue_ratio',
+      label: '营业收入占比',
+      unit: '%',
+      formula: '营业收入 ÷ (营业收入 + 营业外收入) × 100',
+      inputs: ['income.revenue', 'income.non_operating_income'],
+      note: '任一行缺失或分母为零时为空（缺失的营业外收入不按零处理）。',
+      compute: currentShare,
+    },
+    {
+      key: 'operating_revenue_ratio_change',
+      label: '营业收入占比变动',
+      unit: '个百分点',
+      formula: '本年营业收入占比 − 上年营业收入占比',
+      inputs: ['income.revenue', 'income.non_operating_income'],
+      // The prior share comes from the previous submitted year's statement (its current-year column), which is
+      // what the series shows and what a reader compares against; restated comparatives in this year's
+      // last_year_amount column are only used for the first submitted year, where no earlier statement exists.
+      note: '上年数取上一提交年度利润表的本年金额；首个年度无上一年报表时取本年利润表的上年金额。',
+      compute: (ctx, year) =>
+        ppChange(
+          currentShare(ctx, year),
+          operatingShare((key) => ctx.priorPeriod(year, 'income', key)),
+        ),
+    },
+  ],
+  riskRules: [
+    {
+      code: 'revenue.operating_revenue_decline',
+      metric: 'operating_revenue',
+      kind: 'decline',
+      tiers: [{ level: 'warning', threshold: 20 }],
+      description: '营业收入较上年下降超过20%。',
+      message:
+        '{year}年营业收入为{value}，较{prior_year}年的{prior_value}下降{decline}，降幅超过{threshold}，需关注业务收缩风险。',
+    },
+  ],
+});
