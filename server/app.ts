@@ -1,0 +1,55 @@
+/**
+ * Builds the Koa application without listening: main.ts listens, tests drive it over a real socket.
+ */
+import { randomUUID } from 'node:crypto';
+import Koa from 'koa';
+import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
+import { developerRoutes } from './rest/developerRoutes.ts';
+import { problemMiddleware } from './rest/problem.ts';
+import type { ServiceContext } from './services/context.ts';
+
+export function buildApp(services: ServiceContext): Koa {
+  const app = new Koa({ proxy: services.config.trustProxy });
+  const { logger } = services;
+
+  app.use(async (ctx, next) => {
+    const started = performance.now();
+    const requestId = ctx.get('X-Request-Id') || randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      logger.debug(
+        {
+          requestId,
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(performance.now() - started),
+        },
+        'request',
+      );
+    }
+  });
+  app.use(problemMiddleware(logger));
+
+  app.use(async (ctx, next) => {
+    if (ctx.method !== 'GET' || ctx.path !== '/healthz') return next();
+    try {
+      await services.db.orm.em.fork().getConnection().execute('select 1');
+    } catch {
+      throw new ServiceUnavailableError('The database is not reachable.');
+    }
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: 'ok', database: services.db.kind };
+  });
+
+  const developer = developerRoutes(services);
+  app.use(developer.routes());
+  app.use(developer.allowedMethods());
+
+  app.use((ctx) => {
+    throw new RouteNotFoundError(ctx.method, ctx.path);
+  });
+  return app;
+}

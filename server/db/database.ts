@@ -1,0 +1,91 @@
+/**
+ * Opens the database the service runs on: PostgreSQL when DATABASE_URL is set, otherwise embedded PGlite
+ * on disk in DATA_DIR. Both go through the same MikroORM entities, migrations and queries.
+ */
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import type { Config } from '../config.ts';
+import { acquireDataDirLock, type DataDirLock } from './dataDirLock.ts';
+import { ENTITIES } from './entities/index.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { PgliteDialect } from './pgliteDialect.ts';
+
+export interface Database {
+  orm: MikroORM;
+  kind: 'postgres' | 'pglite';
+  /** The embedded instance, when there is one (pg-boss shares it). */
+  pglite: PGlite | null;
+  close(): Promise<void>;
+}
+
+const identity = (value: string) => value;
+
+/**
+ * PGlite's default parsers turn numeric and int8 into JS numbers and timestamps into Dates; node-postgres
+ * (as MikroORM configures it) keeps them as strings. Match node-postgres so both paths return the same.
+ */
+const PGLITE_PARSERS: Record<number, (value: string) => unknown> = {
+  20: identity, // int8
+  1700: identity, // numeric
+  1082: identity, // date
+  1114: identity, // timestamp
+  1184: identity, // timestamptz
+  1186: identity, // interval
+};
+
+export function ormOptions(config: Pick<Config, 'databaseUrl'>): Options {
+  return {
+    entities: ENTITIES,
+    extensions: [Migrator],
+    ...(config.databaseUrl ? { clientUrl: config.databaseUrl } : { dbName: 'postgres' }),
+    migrations: {
+      migrationsList: MIGRATIONS,
+      path: 'server/db/migrations',
+      pathTs: 'server/db/migrations',
+      snapshot: false,
+      silent: true,
+    },
+    pool: { min: 0, max: 10 },
+    // Queries are assembled per use case; nothing is loaded lazily behind the caller's back.
+    forceUndefined: false,
+    debug: false,
+  };
+}
+
+export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
+  if (config.databaseUrl) {
+    const orm = await MikroORM.init(ormOptions(config));
+    return {
+      orm,
+      kind: 'postgres',
+      pglite: null,
+      close: () => orm.close(true),
+    };
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  const lock: DataDirLock = acquireDataDirLock(config.dataDir);
+  try {
+    const pglite = await PGlite.create(`${config.dataDir}/pgdata`, { parsers: PGLITE_PARSERS });
+    const orm = await MikroORM.init({ ...ormOptions(config), driverOptions: new PgliteDialect(pglite) });
+    return {
+      orm,
+      kind: 'pglite',
+      pglite,
+      close: async () => {
+        await orm.close(true);
+        await pglite.close();
+        lock.release();
+      },
+    };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** Applies every committed migration that has not run yet. */
+export async function migrate(orm: MikroORM): Promise<void> {
+  await orm.migrator.up();
+}

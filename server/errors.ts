@@ -1,0 +1,105 @@
+/**
+ * The one error hierarchy of the service. Services throw these; REST maps them to RFC 9457 problem
+ * documents (server/rest/problem.ts) and GraphQL to `extensions.code` — each in one place.
+ */
+
+export interface FieldProblem {
+  /** The field, in the request body's own terms: `years_data[1].sheets[0].items[3].current_year_amount`. */
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  /** Machine-readable code, stable across releases: also the last segment of the problem `type`. */
+  readonly code: string;
+  readonly status: number;
+  readonly title: string;
+  readonly errors: FieldProblem[] | undefined;
+
+  constructor(code: string, status: number, title: string, detail: string, errors?: FieldProblem[]) {
+    super(detail);
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+    this.title = title;
+    this.errors = errors;
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(errors: FieldProblem[], detail?: string) {
+    const count = errors.length;
+    super(
+      'validation_failed',
+      422,
+      'The request body is invalid',
+      detail ?? `${count} field${count === 1 ? '' : 's'} failed validation; see errors.`,
+      errors,
+    );
+  }
+}
+
+export class MalformedJsonError extends AppError {
+  constructor(detail = 'The request body is not valid JSON.') {
+    super('malformed_json', 400, 'Malformed JSON', detail);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(got: string | undefined) {
+    super(
+      'unsupported_media_type',
+      415,
+      'Unsupported media type',
+      `Send the body as Content-Type: application/json${got ? ` (got "${got}")` : ''}.`,
+    );
+  }
+}
+
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super(
+      'payload_too_large',
+      413,
+      'Payload too large',
+      `The request body exceeds the limit of ${Math.round(limitBytes / 1024 / 1024)} MB.`,
+    );
+  }
+}
+
+export class UnauthenticatedError extends AppError {
+  constructor(detail: string) {
+    super('unauthenticated', 401, 'Unauthenticated', detail);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(resource: string, id: string) {
+    super('not_found', 404, 'Not found', `No ${resource} with id "${id}" is visible to this API key.`);
+  }
+}
+
+export class RouteNotFoundError extends AppError {
+  constructor(method: string, path: string) {
+    super('route_not_found', 404, 'Not found', `There is no endpoint ${method} ${path}.`);
+  }
+}
+
+export class NotReadyError extends AppError {
+  constructor(reportId: string, status: string) {
+    super(
+      'report_not_ready',
+      409,
+      'Report not ready',
+      status === 'failed'
+        ? `Report ${reportId} failed; it has no analysis. See error_message on the report.`
+        : `Report ${reportId} is still ${status}; analysis can be read once its status is success.`,
+    );
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(detail: string) {
+    super('service_unavailable', 503, 'Service unavailable', detail);
+  }
+}

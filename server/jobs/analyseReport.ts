@@ -1,0 +1,148 @@
+/**
+ * The analysis job, in the spec's four steps: store the statements in normalised form, compute the
+ * indicators (Piscina pool), the AI step, assemble the report (results, status, share token).
+ *
+ * Every step can run again: a retried attempt (after a crash, a timeout or an error) replaces what an
+ * earlier attempt wrote, and a report that is no longer pending is left alone.
+ */
+import type { Logger } from 'pino';
+import { ANALYSIS_SLUGS } from '../../worker/engine/registry.ts';
+import type { NormalisedReport } from '../../worker/types.ts';
+import { AnalysisResult } from '../db/entities/analysisResult.entity.ts';
+import { Report } from '../db/entities/report.entity.ts';
+import { Statement } from '../db/entities/statement.entity.ts';
+import { Task } from '../db/entities/task.entity.ts';
+import { randomToken } from '../lib/ids.ts';
+import type { ServiceContext } from '../services/context.ts';
+import type { AnalysisJobData } from './queue.ts';
+
+/** 32 random bytes → a 43-character URL-safe token (256 bits). */
+const SHARE_TOKEN_BYTES = 32;
+
+/** A failure that retrying cannot fix (the job's input is unusable): the report fails at once. */
+export class PermanentJobError extends Error {}
+
+export async function analyseReport(
+  ctx: ServiceContext,
+  data: AnalysisJobData,
+  logger: Logger,
+): Promise<void> {
+  const em = ctx.db.orm.em.fork();
+  const task = await em.findOne(Task, { id: data.taskId }, { populate: ['payload'] });
+  if (task?.status !== 'processing') {
+    logger.info({ ...data, status: task?.status }, 'analysis job has nothing to do');
+    return;
+  }
+  const report = task.payload as NormalisedReport | null;
+  try {
+    if (!report || !Array.isArray(report.years))
+      throw new PermanentJobError('the stored submission is missing');
+
+    // Step 1: store the statements in normalised form (replacing any rows of an earlier attempt).
+    const now = new Date();
+    await em.nativeUpdate(
+      Task,
+      { id: task.id },
+      { step: 'store', attempts: task.attempts + 1, startedAt: task.startedAt ?? now, updatedAt: now },
+    );
+    await em.transactional(async (tx) => {
+      await tx.nativeDelete(Statement, { report: data.reportId });
+      const rows = report.years.flatMap((year) =>
+        Object.entries(year.sheets).map(([sheetType, lines]) => ({
+          report: data.reportId,
+          fiscalYear: year.year,
+          sheetType: sheetType as 'income' | 'balance' | 'cash_flow',
+          lines: lines ?? {},
+        })),
+      );
+      if (rows.length > 0) await tx.insertMany(Statement, rows);
+      await tx.nativeUpdate(Task, { id: task.id }, { step: 'compute', updatedAt: new Date() });
+    });
+
+    // Step 2: compute every analysis item in the worker pool.
+    const outputs = await ctx.pool.compute(report, ANALYSIS_SLUGS);
+
+    // Step 3: the AI interpretation (written by a later step of the product; nothing to add yet).
+
+    // Step 4: assemble — results, the share token and the final statuses in one transaction.
+    await em.transactional(async (tx) => {
+      const cachedAt = new Date();
+      await tx.nativeDelete(AnalysisResult, { report: data.reportId });
+      await tx.insertMany(
+        AnalysisResult,
+        outputs.map((output, position) => ({
+          report: data.reportId,
+          slug: output.slug,
+          position,
+          spResult: output.sp_result,
+          riskItems: output.risk_items,
+          aiContent: null,
+          aiSource: null,
+          cachedAt,
+        })),
+      );
+      await tx.nativeUpdate(
+        Report,
+        { id: data.reportId, status: 'pending' },
+        {
+          status: 'success',
+          shareToken: randomToken(SHARE_TOKEN_BYTES),
+          completedAt: cachedAt,
+          updatedAt: cachedAt,
+        },
+      );
+      await tx.nativeUpdate(
+        Task,
+        { id: task.id },
+        {
+          status: 'success',
+          step: 'done',
+          finishedAt: cachedAt,
+          updatedAt: cachedAt,
+          payload: null,
+          errorMessage: null,
+        },
+      );
+    });
+  } catch (error) {
+    if (error instanceof PermanentJobError) {
+      await markFailed(ctx, data, `The report could not be analysed: ${error.message}.`);
+      return;
+    }
+    // Keep the reason of the latest failed attempt: it becomes error_message if the retries run out.
+    await em
+      .nativeUpdate(Task, { id: task.id }, { errorMessage: describeFailure(error), updatedAt: new Date() })
+      .catch(() => undefined);
+    throw error;
+  }
+}
+
+/** What a client may read about an internal failure: the kind of error, never internals such as SQL. */
+function describeFailure(error: unknown): string {
+  const name = error instanceof Error ? error.name : 'Error';
+  return `The analysis failed with an internal error (${name}) and was retried.`;
+}
+
+/** Marks a still-pending report and its task failed. Used when a job gives up or its retries run out. */
+export async function markFailed(
+  ctx: ServiceContext,
+  data: AnalysisJobData,
+  message?: string,
+): Promise<void> {
+  const em = ctx.db.orm.em.fork();
+  await em.transactional(async (tx) => {
+    const task = await tx.findOne(Task, { id: data.taskId });
+    const reason = message ?? task?.errorMessage ?? 'The analysis job did not finish after all its attempts.';
+    const now = new Date();
+    await tx.nativeUpdate(
+      Report,
+      { id: data.reportId, status: 'pending' },
+      { status: 'failed', errorMessage: reason, completedAt: now, updatedAt: now },
+    );
+    await tx.nativeUpdate(
+      Task,
+      { id: data.taskId, status: 'processing' },
+      { status: 'failed', errorMessage: reason, finishedAt: now, updatedAt: now },
+    );
+  });
+}

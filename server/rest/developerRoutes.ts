@@ -1,0 +1,62 @@
+/**
+ * The spec's five endpoints under /api/v1/developer. Each handler calls one service and one presenter.
+ */
+import { Router } from '@koa/router';
+import type { Context, Next } from 'koa';
+import {
+  presentAnalysisItem,
+  presentAnalysisList,
+  presentReport,
+  presentSubmission,
+  presentTask,
+} from '../presenters/reportPresenter.ts';
+import { authenticateApiKey, type Principal } from '../services/apiKeys.ts';
+import type { ServiceContext } from '../services/context.ts';
+import { getAnalysisItem, getReport, getTask, listAnalysis, submitReport } from '../services/reports.ts';
+import { jsonBody } from './jsonBody.ts';
+
+interface State {
+  principal: Principal;
+}
+
+export function developerRoutes(services: ServiceContext): Router<State> {
+  const router = new Router<State>({ prefix: '/api/v1/developer' });
+
+  // Authentication comes first: an anonymous caller learns nothing, not even whether a body is valid.
+  router.use(async (ctx: Context, next: Next) => {
+    ctx.state.principal = await authenticateApiKey(
+      services.db.orm.em.fork(),
+      ctx.get('X-API-Key') || undefined,
+    );
+    ctx.set('Cache-Control', 'no-store');
+    await next();
+  });
+
+  router.post('/reports/financial', jsonBody(services.config.bodyLimitBytes), async (ctx) => {
+    const receipt = await submitReport(services, ctx.state.principal, ctx.request.body);
+    ctx.status = 202;
+    ctx.set('Location', `/api/v1/developer/reports/${receipt.reportId}`);
+    ctx.body = presentSubmission(receipt);
+  });
+
+  router.get('/reports/:reportId', async (ctx) => {
+    const report = await getReport(services, ctx.state.principal, ctx.params.reportId!);
+    ctx.body = presentReport(report, services.config.appUrl);
+  });
+
+  router.get('/tasks/:taskId', async (ctx) => {
+    ctx.body = presentTask(await getTask(services, ctx.state.principal, ctx.params.taskId!));
+  });
+
+  router.get('/reports/:reportId/analysis', async (ctx) => {
+    const { report, items } = await listAnalysis(services, ctx.state.principal, ctx.params.reportId!);
+    ctx.body = presentAnalysisList(report.id, items);
+  });
+
+  router.get('/reports/:reportId/analysis/:slug', async (ctx) => {
+    const { reportId, slug } = ctx.params;
+    ctx.body = presentAnalysisItem(await getAnalysisItem(services, ctx.state.principal, reportId!, slug!));
+  });
+
+  return router;
+}

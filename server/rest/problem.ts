@@ -1,0 +1,57 @@
+/**
+ * Maps every error to an RFC 9457 problem document (application/problem+json). The only place that
+ * decides what a failure looks like over REST.
+ */
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { AppError } from '../errors.ts';
+
+export interface ProblemDocument {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  instance?: string;
+  errors?: Array<{ path: string; message: string }>;
+}
+
+export function problemFromError(error: AppError, instance?: string): ProblemDocument {
+  return {
+    type: `/problems/${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    ...(instance ? { instance } : {}),
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}
+
+export function sendProblem(ctx: Context, problem: ProblemDocument): void {
+  ctx.status = problem.status;
+  ctx.type = 'application/problem+json';
+  ctx.body = problem;
+}
+
+export function problemMiddleware(logger: Logger) {
+  return async function problems(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+    } catch (error) {
+      if (error instanceof AppError) {
+        sendProblem(ctx, problemFromError(error, ctx.path));
+        return;
+      }
+      logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
+      sendProblem(ctx, {
+        type: '/problems/internal_error',
+        title: 'Internal server error',
+        status: 500,
+        detail: 'Something went wrong on our side. The request can be retried.',
+        code: 'internal_error',
+        instance: ctx.path,
+      });
+    }
+  };
+}

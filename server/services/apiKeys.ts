@@ -1,0 +1,115 @@
+/**
+ * API keys: creation (full key shown once), revocation, and authentication of a request's X-API-Key.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Account } from '../db/entities/account.entity.ts';
+import { ApiKey, type ApiKeyMode, type IApiKey } from '../db/entities/apiKey.entity.ts';
+import { UnauthenticatedError, ValidationError } from '../errors.ts';
+import { randomToken } from '../lib/ids.ts';
+
+/** Who is calling: every service that reads or writes tenant data takes one. */
+export interface Principal {
+  accountId: string;
+  mode: ApiKeyMode;
+  apiKeyId: string;
+}
+
+const KEY_PATTERN = /^ek_(test|live)_[A-Za-z0-9_-]{32,128}$/;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// 32 random bytes → 43 base64url characters (256 bits).
+const KEY_RANDOM_BYTES = 32;
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export interface CreatedApiKey {
+  /** The full key: returned once, never stored. */
+  key: string;
+  apiKey: IApiKey;
+}
+
+export function normaliseEmail(email: string): string {
+  const value = email.trim().toLowerCase();
+  if (!EMAIL_PATTERN.test(value) || value.length > 320) {
+    throw new ValidationError([{ path: 'email', message: 'must be an email address' }]);
+  }
+  return value;
+}
+
+/** Finds the account with this email, creating it (without a password) when there is none. */
+export async function findOrCreateAccount(em: EntityManager, email: string): Promise<string> {
+  const normalised = normaliseEmail(email);
+  await em
+    .createQueryBuilder(Account)
+    .insert({ id: randomUUID(), email: normalised, createdAt: new Date() })
+    .onConflict('email')
+    .ignore()
+    .execute();
+  const account = await em.findOneOrFail(Account, { email: normalised });
+  return account.id;
+}
+
+export async function createApiKey(
+  em: EntityManager,
+  accountId: string,
+  input: { mode: ApiKeyMode; name?: string },
+): Promise<CreatedApiKey> {
+  if (input.mode !== 'test' && input.mode !== 'live') {
+    throw new ValidationError([{ path: 'mode', message: 'must be "test" or "live"' }]);
+  }
+  const name = (input.name ?? '').trim() || `${input.mode} key`;
+  if (name.length > 100)
+    throw new ValidationError([{ path: 'name', message: 'must be at most 100 characters' }]);
+  const secret = randomToken(KEY_RANDOM_BYTES);
+  const key = `ek_${input.mode}_${secret}`;
+  const apiKey = em.create(ApiKey, {
+    id: randomUUID(),
+    account: accountId,
+    name,
+    mode: input.mode,
+    prefix: `ek_${input.mode}_${secret.slice(0, 4)}`,
+    lastFour: secret.slice(-4),
+    keyHash: hashApiKey(key),
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return { key, apiKey };
+}
+
+/** Revokes a key given in full. Returns false when no such key exists or it was already revoked. */
+export async function revokeApiKeyByValue(em: EntityManager, key: string): Promise<boolean> {
+  const affected = await em.nativeUpdate(
+    ApiKey,
+    { keyHash: hashApiKey(key.trim()), revokedAt: null },
+    { revokedAt: new Date() },
+  );
+  return affected > 0;
+}
+
+/**
+ * Resolves the X-API-Key header to a principal. Missing, malformed, unknown and revoked keys all answer
+ * 401; nothing is cached, so a revocation takes effect on the very next request.
+ */
+export async function authenticateApiKey(em: EntityManager, header: string | undefined): Promise<Principal> {
+  const key = header?.trim();
+  if (!key) throw new UnauthenticatedError('Send your API key in the X-API-Key header.');
+  if (!KEY_PATTERN.test(key)) {
+    throw new UnauthenticatedError(
+      'The X-API-Key header does not hold a valid API key (ek_live_… or ek_test_…).',
+    );
+  }
+  const row = await em.findOne(
+    ApiKey,
+    { keyHash: hashApiKey(key) },
+    { fields: ['id', 'account', 'mode', 'revokedAt', 'lastUsedAt'] },
+  );
+  if (!row) throw new UnauthenticatedError('This API key is not recognised.');
+  if (row.revokedAt) throw new UnauthenticatedError('This API key has been revoked.');
+  // last_used_at is informational: write it at most once a minute per key so reads stay reads.
+  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
+    await em.nativeUpdate(ApiKey, { id: row.id }, { lastUsedAt: new Date() });
+  }
+  return { accountId: row.account.id, mode: row.mode, apiKeyId: row.id };
+}

@@ -1,0 +1,14 @@
+import type { Logger } from 'pino';
+import type { AnalysisPool } from '../../worker/pool.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/database.ts';
+import type { JobQueue } from '../jobs/queue.ts';
+
+/** What service functions need from the running process; built once in main.ts (or a test). */
+export interface ServiceContext {
+  config: Config;
+  db: Database;
+  queue: JobQueue;
+  pool: AnalysisPool;
+  logger: Logger;
+}

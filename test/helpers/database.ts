@@ -1,0 +1,74 @@
+/**
+ * Test databases: a fresh PostgreSQL database per test file (on the server named by DATABASE_URL, or the
+ * local one at 127.0.0.1:5432), or a fresh embedded PGlite directory. Nothing is truncated between tests:
+ * each test makes its own account and keys.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+export type Backend = 'postgres' | 'pglite';
+
+export const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  backend: Backend;
+  databaseUrl: string | null;
+  dataDir: string;
+  drop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+export async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${ADMIN_URL} (${(error as Error).message}). The suite needs it: ` +
+        'set DATABASE_URL to a server where this user may create databases.',
+    );
+  }
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createTestDatabase(backend: Backend): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fra-test-'));
+  if (backend === 'pglite') {
+    return {
+      backend,
+      databaseUrl: null,
+      dataDir,
+      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const name = `fra_test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(`create database ${name}`);
+  return {
+    backend,
+    databaseUrl: withDatabase(ADMIN_URL, name),
+    dataDir,
+    drop: async () => {
+      rmSync(dataDir, { recursive: true, force: true });
+      await adminQuery(`drop database if exists ${name} with (force)`);
+    },
+  };
+}
+
+/** A pg client on a test database, for what a test must see or do behind the service's back. */
+export async function connect(databaseUrl: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  return client;
+}

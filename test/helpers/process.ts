@@ -1,0 +1,81 @@
+/**
+ * Runs the service as a real child process (`node server/main.ts`), as `npm start` would, so tests can kill
+ * it with SIGKILL mid-job and start another.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+export interface ChildService {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  kill(signal: NodeJS.Signals): Promise<void>;
+}
+
+export async function startChildService(env: Record<string, string>): Promise<ChildService> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['server/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr?.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the service exited during start-up:\n${output}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`the service did not become healthy:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    child,
+    output: () => output,
+    async kill(signal) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Runs `node server/cli.ts …` as `npm run cli -- …` would. */
+export async function runCli(args: string[], env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['server/cli.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: failure.code ?? 1, stdout: failure.stdout ?? '', stderr: failure.stderr ?? '' };
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Writes report rows straight through the ORM, with no job behind them: for the states a live job passes
+ * through too quickly to observe (pending), or only reaches after its retries run out (failed).
+ */
+import { randomUUID } from 'node:crypto';
+import { Enterprise } from '../../server/db/entities/enterprise.entity.ts';
+import { Report, type ReportStatus } from '../../server/db/entities/report.entity.ts';
+import { Task } from '../../server/db/entities/task.entity.ts';
+import type { ServiceContext } from '../../server/services/context.ts';
+
+export async function insertReport(
+  services: ServiceContext,
+  accountId: string,
+  options: { status: ReportStatus; errorMessage?: string; createdAt?: Date; mode?: 'test' | 'live' },
+): Promise<{ reportId: string; taskId: string }> {
+  const em = services.db.orm.em.fork();
+  const now = options.createdAt ?? new Date();
+  const mode = options.mode ?? 'test';
+  const enterprise = em.create(Enterprise, {
+    id: randomUUID(),
+    account: accountId,
+    mode,
+    name: `直写企业-${randomUUID()}`,
+    reportCount: 1,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const report = em.create(Report, {
+    id: randomUUID(),
+    account: accountId,
+    mode,
+    enterprise,
+    versionNo: 1,
+    name: enterprise.name,
+    accountingStandard: 'general_new',
+    yearStart: 2023,
+    yearEnd: 2024,
+    aiAutoAnalysis: false,
+    enterpriseInfo: null,
+    validationWarnings: [],
+    status: options.status,
+    errorMessage: options.errorMessage ?? null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const task = em.create(Task, {
+    id: randomUUID(),
+    report,
+    status: options.status === 'pending' ? 'processing' : options.status,
+    step: 'queued',
+    payload: null,
+    errorMessage: options.errorMessage ?? null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await em.flush();
+  return { reportId: report.id, taskId: task.id };
+}
