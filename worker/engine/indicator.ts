@@ -122,6 +122,7 @@ const UNIT_SUFFIX: Record<Unit, string> = {
   个百分点: '个百分点',
   天: '天',
   个: '个',
+  元: '元',
 };
 
 export function formatValue(value: NonNullable<Num>, unit: Unit): string {

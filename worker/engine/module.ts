@@ -18,8 +18,11 @@ export const SECTIONS = {
 } as const;
 export type SectionId = keyof typeof SECTIONS;
 
-/** Output units. '天' (days) and '个' (counts) extend the spec's amount/percentage/multiple units. */
-export type Unit = '万元' | '%' | '倍' | '次' | '个百分点' | '天' | '个';
+/**
+ * Output units. '天' (days) and '个' (counts) extend the spec's amount/percentage/multiple units; '元' is for
+ * per-share amounts (每股收益, 元/股), which are not converted to 万元.
+ */
+export type Unit = '万元' | '%' | '倍' | '次' | '个百分点' | '天' | '个' | '元';
 
 /** A statement line an indicator reads, as `sheet.item_key` (e.g. `income.revenue`). */
 export type LineRef = `${SheetType}.${string}`;
