@@ -6,7 +6,7 @@
  * earlier attempt wrote, and a report that is no longer pending is left alone.
  */
 import type { Logger } from 'pino';
-import { ANALYSIS_SLUGS } from '../../worker/engine/registry.ts';
+import { ANALYSIS_SLUGS, assembleReportItems } from '../../worker/engine/registry.ts';
 import type { NormalisedReport } from '../../worker/types.ts';
 import { AnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import { Report } from '../db/entities/report.entity.ts';
@@ -60,7 +60,7 @@ export async function analyseReport(
     });
 
     // Step 2: compute every analysis item in the worker pool.
-    const outputs = await ctx.pool.compute(report, ANALYSIS_SLUGS);
+    const outputs = assembleReportItems(await ctx.pool.compute(report, ANALYSIS_SLUGS));
 
     // Step 3: the AI interpretation (written by a later step of the product; nothing to add yet).
 

@@ -4,25 +4,43 @@
  */
 import type { AnalysisOutput, NormalisedReport } from '../types.ts';
 import { createContext } from './context.ts';
-import type { AnalysisModule } from './module.ts';
+import { buildCoreRiskInsight, CORE_RISK_LABEL, CORE_RISK_SLUG } from './coreRisk.ts';
+import type { AnalysisModule, SectionId } from './module.ts';
+import { BALANCE_MODULES, CASH_FLOW_MODULES, COMPREHENSIVE_MODULES } from './modules/balance/index.ts';
 import { balanceSheetCheckModule } from './modules/balanceSheetCheck.ts';
+import { CHECK_MODULES, SIGNAL_MODULES } from './modules/checks/index.ts';
+import { epsFluctuationsModule, INCOME_MODULES, OVERVIEW_MODULES } from './modules/income/index.ts';
 import { longTermLiabilityModule } from './modules/longTermLiability.ts';
 import { operationalEfficiencyModule } from './modules/operationalEfficiency.ts';
 import { profitabilityModule } from './modules/profitability.ts';
 import { revenueModule } from './modules/revenue.ts';
 import { shortTermLiabilityModule } from './modules/shortTermLiability.ts';
 
+const [incomeStatementCheck, ...otherChecks] = CHECK_MODULES;
+
 /**
- * Presentation order follows the spec's sections; within section 4 the spec's order is kept and profitability
- * (not listed there by the spec) follows the solvency modules.
+ * Every module computed from the statements, in presentation order — the spec's sections and, within each,
+ * the spec's order. Section 4 adds profitability (asked for by the product, not listed by the spec) after the
+ * spec's six items, then the distress and manipulation signals. Section 5 puts the spec's four cross-checks
+ * first (income statement, balance sheet, cash flow, comparative) and each statement's own arithmetic last.
+ * The core risk insight (section 1) comes first in a report but is built from the others' results.
  */
 export const ANALYSIS_MODULES: readonly AnalysisModule[] = [
+  ...OVERVIEW_MODULES,
   revenueModule,
+  ...INCOME_MODULES,
+  ...BALANCE_MODULES,
+  ...CASH_FLOW_MODULES,
   operationalEfficiencyModule,
+  epsFluctuationsModule,
   shortTermLiabilityModule,
   longTermLiabilityModule,
+  ...COMPREHENSIVE_MODULES,
   profitabilityModule,
+  ...SIGNAL_MODULES,
+  incomeStatementCheck!,
   balanceSheetCheckModule,
+  ...otherChecks,
 ];
 
 const MODULES_BY_SLUG: ReadonlyMap<string, AnalysisModule> = new Map(
@@ -30,10 +48,19 @@ const MODULES_BY_SLUG: ReadonlyMap<string, AnalysisModule> = new Map(
 );
 if (MODULES_BY_SLUG.size !== ANALYSIS_MODULES.length) throw new Error('Duplicate analysis slug in registry');
 
+/** The slugs computed from the statements (in the worker pool), in presentation order. */
 export const ANALYSIS_SLUGS: readonly string[] = ANALYSIS_MODULES.map((m) => m.slug);
 
+/** Every item of a finished report, in presentation order: the core risk insight, then the computed ones. */
+export const REPORT_SLUGS: readonly string[] = [CORE_RISK_SLUG, ...ANALYSIS_SLUGS];
+
 export function isAnalysisSlug(slug: string): boolean {
-  return MODULES_BY_SLUG.has(slug);
+  return slug === CORE_RISK_SLUG || MODULES_BY_SLUG.has(slug);
+}
+
+/** The section a slug belongs to. */
+export function analysisSection(slug: string): SectionId {
+  return slug === CORE_RISK_SLUG ? 'core_risk' : getAnalysisModule(slug).section;
 }
 
 /** The module for a slug; throws on an unknown slug. */
@@ -45,7 +72,15 @@ export function getAnalysisModule(slug: string): AnalysisModule {
 
 /** Chinese display name of a slug; throws on an unknown slug. */
 export function analysisLabel(slug: string): string {
-  return getAnalysisModule(slug).label;
+  return slug === CORE_RISK_SLUG ? CORE_RISK_LABEL : getAnalysisModule(slug).label;
+}
+
+/**
+ * Assembles a report's items from the computed outputs (in ANALYSIS_SLUGS order): the core risk insight,
+ * built from every other item's risk items, first.
+ */
+export function assembleReportItems(outputs: readonly AnalysisOutput[]): AnalysisOutput[] {
+  return [buildCoreRiskInsight(outputs, analysisLabel), ...outputs];
 }
 
 /**

@@ -1,0 +1,172 @@
+/**
+ * 核心风险洞察 (section 1): an aggregation of the risk items every other module raised, grouped by module, with
+ * counts per level and the most severe items first. Pure: it reads the other outputs only, no statements.
+ *
+ * Layout of sp_result (no series: the items already name their years):
+ * - released_year: taken from the first output that carries one (null when none does);
+ * - total_count, danger_count, warning_count, info_count: over all modules;
+ * - highest_level: the most severe level raised, null when there is no risk item;
+ * - modules: one group per output, in the order given (the presentation order), modules without risk items
+ *   included with zero counts, each with its own counts and its risk items as raised;
+ * - top_risks: at most CORE_RISK_TOP_N items, danger before warning before info; ties keep the module order
+ *   and, within a module, the module's own order.
+ * Its own risk_items are the top risks, each message prefixed with 【module label】, each keeping the code of
+ * the rule that raised it: the section reads as the report's short list of what matters most.
+ */
+
+import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
+import type { FieldDoc } from './module.ts';
+
+export const CORE_RISK_SLUG = 'core_risk_insight';
+export const CORE_RISK_LABEL = '核心风险洞察';
+export const CORE_RISK_TOP_N = 10;
+
+export interface LevelCounts {
+  total_count: number;
+  danger_count: number;
+  warning_count: number;
+  info_count: number;
+}
+
+export interface CoreRiskGroup extends LevelCounts {
+  slug: string;
+  label: string;
+  risk_items: RiskItem[];
+}
+
+export interface CoreRiskEntry {
+  slug: string;
+  label: string;
+  level: RiskLevel;
+  code: string | null;
+  message: string;
+}
+
+const SEVERITY: Readonly<Record<RiskLevel, number>> = { danger: 2, warning: 1, info: 0 };
+
+function countLevels(items: readonly { level: RiskLevel }[]): LevelCounts {
+  const count = (level: RiskLevel) => items.filter((i) => i.level === level).length;
+  return {
+    total_count: items.length,
+    danger_count: count('danger'),
+    warning_count: count('warning'),
+    info_count: count('info'),
+  };
+}
+
+function releasedYearOf(outputs: readonly AnalysisOutput[]): number | null {
+  for (const output of outputs) {
+    const year = output.sp_result.released_year;
+    if (typeof year === 'number' && Number.isInteger(year)) return year;
+  }
+  return null;
+}
+
+/**
+ * Builds the core-risk item from the other modules' outputs, given in presentation order. An output with the
+ * core-risk slug itself is ignored, so feeding back a previous result cannot count items twice.
+ */
+export function buildCoreRiskInsight(
+  outputs: readonly AnalysisOutput[],
+  labelOf: (slug: string) => string,
+): AnalysisOutput {
+  const sources = outputs.filter((o) => o.slug !== CORE_RISK_SLUG);
+  const modules: CoreRiskGroup[] = sources.map((o) => ({
+    slug: o.slug,
+    label: labelOf(o.slug),
+    ...countLevels(o.risk_items),
+    risk_items: o.risk_items.map((item) => ({ ...item })),
+  }));
+
+  const all: CoreRiskEntry[] = modules.flatMap((group) =>
+    group.risk_items.map((item) => ({
+      slug: group.slug,
+      label: group.label,
+      level: item.level,
+      code: item.code ?? null,
+      message: item.message,
+    })),
+  );
+  // Array.prototype.sort is stable: equal severities keep module order, then the module's own order.
+  const top_risks = [...all].sort((a, b) => SEVERITY[b.level] - SEVERITY[a.level]).slice(0, CORE_RISK_TOP_N);
+  const overall = countLevels(all);
+  const highest_level: RiskLevel | null =
+    overall.danger_count > 0
+      ? 'danger'
+      : overall.warning_count > 0
+        ? 'warning'
+        : overall.info_count > 0
+          ? 'info'
+          : null;
+
+  return {
+    slug: CORE_RISK_SLUG,
+    sp_result: {
+      released_year: releasedYearOf(sources),
+      ...overall,
+      highest_level,
+      modules,
+      top_risks,
+    },
+    risk_items: top_risks.map((entry) => ({
+      level: entry.level,
+      code: entry.code ?? `${entry.slug}.unspecified`,
+      message: `【${entry.label}】${entry.message}`,
+    })),
+  };
+}
+
+/** Documentation of the core-risk sp_result keys, for the generated catalogue. */
+export const CORE_RISK_FIELDS: readonly FieldDoc[] = [
+  {
+    key: 'total_count',
+    label: '风险提示总数',
+    unit: '个',
+    formula: '各分析模块风险提示条数之和',
+    inputs: [],
+  },
+  {
+    key: 'danger_count',
+    label: '危险级风险数',
+    unit: '个',
+    formula: '各分析模块中等级为 danger 的风险提示条数',
+    inputs: [],
+  },
+  {
+    key: 'warning_count',
+    label: '警告级风险数',
+    unit: '个',
+    formula: '各分析模块中等级为 warning 的风险提示条数',
+    inputs: [],
+  },
+  {
+    key: 'info_count',
+    label: '提示级风险数',
+    unit: '个',
+    formula: '各分析模块中等级为 info 的风险提示条数',
+    inputs: [],
+  },
+  {
+    key: 'highest_level',
+    label: '最高风险等级',
+    unit: '个',
+    formula: '出现过的最严重等级：danger > warning > info',
+    inputs: [],
+    note: '文本取值（danger / warning / info），无任何风险提示时为空。',
+  },
+  {
+    key: 'modules[].total_count',
+    label: '模块风险提示数',
+    unit: '个',
+    formula:
+      '该模块的风险提示条数；modules 按报告展示顺序列出全部模块（含无风险提示的模块），并含 danger_count、warning_count、info_count 与 risk_items',
+    inputs: [],
+  },
+  {
+    key: 'top_risks[]',
+    label: '重点风险',
+    unit: '个',
+    formula: `按等级 danger > warning > info 排序，同级按模块展示顺序及模块内顺序，取前${CORE_RISK_TOP_N}条；每条含 slug、label、level、code、message`,
+    inputs: [],
+  },
+];

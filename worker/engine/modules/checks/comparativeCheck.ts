@@ -1,0 +1,383 @@
+/**
+ * 报表勾稽核对: the cash flow statement against the balance sheet and the income statement of the same year.
+ *
+ * Mismatches (every year, exactly to the fen, graded like balance_sheet against that year's total assets):
+ * - 现金及现金等价物净增加额 vs the change in 货币资金 (ending − beginning balance of the same balance sheet);
+ * - 期末/期初现金及现金等价物余额, when submitted, vs the ending/beginning 货币资金.
+ * Restricted deposits inside 货币资金, or cash equivalents held outside it, make these differ legitimately; the
+ * difference is still reported because it has to be explained.
+ *
+ * Ratios (reported every year, judged on the released year like the indicator modules, never a mismatch):
+ * - 盈余现金保障倍数 = 经营活动现金流量净额 ÷ 净利润 (only for a positive net profit);
+ * - 收现比 = 销售商品、提供劳务收到的现金 ÷ 营业收入 × 100.
+ */
+import type { RiskItem } from '../../../types.ts';
+import type { ReportContext } from '../../context.ts';
+import { format2, type Num, num, pct, ratio, round2, sub, toWan } from '../../decimal.ts';
+import { fillTemplate } from '../../indicator.ts';
+import type { AnalysisModule, FieldDoc, ModuleResult, RiskRuleDoc } from '../../module.ts';
+import {
+  lineName,
+  MATERIALITY_TIERS,
+  materialityLevel,
+  materialityShare,
+  shareText,
+  wanText,
+} from './shared.ts';
+
+export const CASH_RECONCILIATION_RULE: RiskRuleDoc = {
+  code: 'comparative.cash_mismatch',
+  tiers: MATERIALITY_TIERS,
+  description:
+    '现金流量表的现金净增加额或期初/期末现金余额与资产负债表货币资金不一致；差额绝对值达到当年末资产总计的1%及以上为危险，其余为警告。' +
+    '货币资金中的受限资金或货币资金以外的现金等价物可造成合理差异，需核实说明。',
+  message:
+    '{year}年现金流量表“{item}”为{cash_flow_amount}万元，与资产负债表{balance_item}{balance_amount}万元不一致，差额{difference}万元{share}。',
+};
+
+/** Below 0: profitable yet operating cash flows out (warning); below 0.5: thin cash backing (info). */
+export const OPERATING_CASH_QUALITY_RULE: RiskRuleDoc = {
+  code: 'comparative.operating_cash_to_net_profit_low',
+  tiers: [
+    { level: 'warning', threshold: 0 },
+    { level: 'info', threshold: 0.5 },
+  ],
+  description:
+    '净利润为正时，盈余现金保障倍数（经营活动现金流量净额÷净利润）低于0为警告（盈利但经营现金净流出），低于0.5为提示（利润的现金含量偏低）。',
+  message:
+    '{year}年净利润为{net_profit}万元，经营活动现金流量净额为{ocf}万元，盈余现金保障倍数为{value}，低于{threshold}，{comment}。',
+};
+
+/**
+ * 收现比 bands. Cash received includes output VAT (13% for most goods), so full collection of the year's sales
+ * reads about 113%. Below 80%: sales not turning into cash (credit sales growing); above 130%: collection of
+ * earlier receivables or a surge of advance receipts, or revenue recognised short — both worth a look, neither
+ * an error by itself.
+ */
+export const SALES_CASH_RATIO_LOW_RULE: RiskRuleDoc = {
+  code: 'comparative.sales_cash_ratio_low',
+  tiers: [{ level: 'info', threshold: 80 }],
+  description: '收现比（销售商品、提供劳务收到的现金÷营业收入）低于80%，营业收入的现金回收偏弱。',
+  message:
+    '{year}年销售商品、提供劳务收到的现金与营业收入之比（收现比）为{value}%，低于{threshold}%，营业收入的现金回收偏弱，需关注应收款项的增长。',
+};
+
+export const SALES_CASH_RATIO_HIGH_RULE: RiskRuleDoc = {
+  code: 'comparative.sales_cash_ratio_high',
+  tiers: [{ level: 'info', threshold: 130 }],
+  description:
+    '收现比高于130%（含增值税的正常全额回款约为113%），可能为收回前期应收款、预收款项大幅增加或收入确认不充分，需核实。',
+  message:
+    '{year}年销售商品、提供劳务收到的现金与营业收入之比（收现比）为{value}%，高于{threshold}%，可能为收回前期应收款、预收款项增加或收入确认不充分，请核实。',
+};
+
+export const COMPARATIVE_NOT_SUBMITTED_RULE: RiskRuleDoc = {
+  code: 'comparative.not_submitted',
+  tiers: [{ level: 'info', threshold: 0 }],
+  description: '所有年度均未提交现金流量表，无法将现金流量表与资产负债表、利润表勾稽核对。',
+  message: '未提交现金流量表，无法将现金流量表与资产负债表、利润表进行勾稽核对。',
+};
+
+export interface CashMismatch {
+  year: number;
+  item: string;
+  item_label: string;
+  balance_item: string;
+  cash_flow_amount: number | null;
+  balance_amount: number | null;
+  difference: number | null;
+}
+
+interface YearRow {
+  net_increase_cash: Num;
+  cash_change: Num;
+  cash_difference: Num;
+  ocf_to_net_profit: Num;
+  sales_cash_ratio: Num;
+}
+
+const ROW_KEYS = [
+  'net_increase_cash',
+  'cash_change',
+  'cash_difference',
+  'ocf_to_net_profit',
+  'sales_cash_ratio',
+] as const;
+
+const FIELDS: readonly FieldDoc[] = [
+  {
+    key: 'checked_years',
+    label: '核对的年度数',
+    unit: '个',
+    formula: '同时提交现金流量表与资产负债表的年度数',
+    inputs: ['cash_flow.*', 'balance.cash_and_equivalents'],
+    note: '任何年度均未提交现金流量表时为空。',
+  },
+  {
+    key: 'checked_pairs',
+    label: '核对的勾稽关系数',
+    unit: '个',
+    formula: '两侧金额均存在的（年度，勾稽关系）组数',
+    inputs: ['cash_flow.net_increase_cash', 'cash_flow.cash_ending', 'cash_flow.cash_beginning'],
+  },
+  {
+    key: 'mismatch_count',
+    label: '不一致组数',
+    unit: '个',
+    formula: '两侧金额不相等（精确到分）的组数',
+    inputs: ['cash_flow.net_increase_cash', 'balance.cash_and_equivalents'],
+  },
+  {
+    key: 'mismatches[].cash_flow_amount',
+    label: '现金流量表金额',
+    unit: '万元',
+    formula: '现金净增加额、期末或期初现金及现金等价物余额 ÷ 10000',
+    inputs: ['cash_flow.net_increase_cash', 'cash_flow.cash_ending', 'cash_flow.cash_beginning'],
+  },
+  {
+    key: 'mismatches[].balance_amount',
+    label: '资产负债表金额',
+    unit: '万元',
+    formula: '货币资金年末余额 − 年初余额，或货币资金年末/年初余额 ÷ 10000',
+    inputs: ['balance.cash_and_equivalents'],
+  },
+  {
+    key: 'mismatches[].difference',
+    label: '差额',
+    unit: '万元',
+    formula: '(现金流量表金额 − 资产负债表金额) ÷ 10000',
+    inputs: ['cash_flow.net_increase_cash', 'balance.cash_and_equivalents'],
+  },
+  {
+    key: 'net_increase_cash',
+    label: '现金及现金等价物净增加额',
+    unit: '万元',
+    formula: '现金流量表现金及现金等价物净增加额 ÷ 10000',
+    inputs: ['cash_flow.net_increase_cash'],
+  },
+  {
+    key: 'cash_change',
+    label: '货币资金增加额',
+    unit: '万元',
+    formula: '(货币资金年末余额 − 货币资金年初余额) ÷ 10000（同一年度资产负债表）',
+    inputs: ['balance.cash_and_equivalents'],
+  },
+  {
+    key: 'cash_difference',
+    label: '现金净增加额与货币资金增加额之差',
+    unit: '万元',
+    formula: '(现金及现金等价物净增加额 − 货币资金增加额) ÷ 10000',
+    inputs: ['cash_flow.net_increase_cash', 'balance.cash_and_equivalents'],
+  },
+  {
+    key: 'ocf_to_net_profit',
+    label: '盈余现金保障倍数',
+    unit: '倍',
+    formula: '经营活动产生的现金流量净额 ÷ 净利润',
+    inputs: ['cash_flow.net_cf_operating', 'income.net_profit'],
+    note: '净利润小于或等于零时为空（亏损下的比值无经济含义）。',
+  },
+  {
+    key: 'sales_cash_ratio',
+    label: '收现比',
+    unit: '%',
+    formula: '销售商品、提供劳务收到的现金 ÷ 营业收入 × 100',
+    inputs: ['cash_flow.sales_cash', 'income.revenue'],
+    note: '营业收入小于或等于零时为空。收到的现金含增值税，全额回款约为113%。',
+  },
+];
+
+export const comparativeCheckModule: AnalysisModule = {
+  slug: 'comparative',
+  label: '报表勾稽核对',
+  section: 'data_check',
+  description:
+    '现金流量表与资产负债表、利润表的勾稽核对：现金净增加额与货币资金变动、期初期末现金余额与货币资金，以及盈余现金保障倍数与收现比。',
+  kind: 'check',
+  fields: FIELDS,
+  riskRules: [
+    CASH_RECONCILIATION_RULE,
+    OPERATING_CASH_QUALITY_RULE,
+    SALES_CASH_RATIO_LOW_RULE,
+    SALES_CASH_RATIO_HIGH_RULE,
+    COMPARATIVE_NOT_SUBMITTED_RULE,
+  ],
+  compute: checkComparative,
+};
+
+function yearRow(ctx: ReportContext, year: number): YearRow {
+  const cf = (key: string) => ctx.line(year, 'cash_flow', key);
+  const netIncrease = cf('net_increase_cash');
+  const cashChange = sub(
+    ctx.line(year, 'balance', 'cash_and_equivalents'),
+    ctx.prior(year, 'balance', 'cash_and_equivalents'),
+  );
+  const netProfit = ctx.line(year, 'income', 'net_profit');
+  const revenue = ctx.line(year, 'income', 'revenue');
+  return {
+    net_increase_cash: toWan(netIncrease),
+    cash_change: toWan(cashChange),
+    cash_difference: toWan(sub(netIncrease, cashChange)),
+    ocf_to_net_profit:
+      netProfit === null || netProfit.lessThanOrEqualTo(0) ? null : ratio(cf('net_cf_operating'), netProfit),
+    sales_cash_ratio:
+      revenue === null || revenue.lessThanOrEqualTo(0) ? null : pct(cf('sales_cash'), revenue),
+  };
+}
+
+const roundRow = (row: YearRow): Record<string, number | null> =>
+  Object.fromEntries(ROW_KEYS.map((key) => [key, round2(row[key])]));
+
+function checkComparative(ctx: ReportContext): ModuleResult {
+  const rows = new Map(ctx.years.map((year) => [year, yearRow(ctx, year)]));
+  const latest = roundRow(rows.get(ctx.latestYear)!);
+  const series = ctx.years.map((year) => ({ year, ...roundRow(rows.get(year)!) }));
+
+  if (!ctx.years.some((y) => ctx.hasSheet(y, 'cash_flow'))) {
+    return {
+      sp_result: {
+        released_year: ctx.latestYear,
+        checked_years: null,
+        checked_pairs: null,
+        mismatch_count: null,
+        consistent: null,
+        summary: '未提交现金流量表，无法进行报表勾稽核对。',
+        mismatches: [],
+        ...latest,
+        series,
+      },
+      risk_items: [
+        {
+          level: 'info',
+          code: COMPARATIVE_NOT_SUBMITTED_RULE.code,
+          message: COMPARATIVE_NOT_SUBMITTED_RULE.message,
+        },
+      ],
+    };
+  }
+
+  const mismatches: CashMismatch[] = [];
+  const risk_items: RiskItem[] = [];
+  let checkedYears = 0;
+  let checkedPairs = 0;
+
+  for (const year of ctx.years) {
+    if (!ctx.hasSheet(year, 'cash_flow') || !ctx.hasSheet(year, 'balance')) continue;
+    checkedYears += 1;
+    const totalAssets = ctx.line(year, 'balance', 'total_assets');
+    const cashEnd = ctx.line(year, 'balance', 'cash_and_equivalents');
+    const cashBegin = ctx.prior(year, 'balance', 'cash_and_equivalents');
+    const pairs: [item: string, cashFlow: Num, balance: Num, balanceItem: string][] = [
+      [
+        'net_increase_cash',
+        ctx.line(year, 'cash_flow', 'net_increase_cash'),
+        sub(cashEnd, cashBegin),
+        '“货币资金”年末余额减年初余额',
+      ],
+      ['cash_ending', ctx.line(year, 'cash_flow', 'cash_ending'), cashEnd, '“货币资金”年末余额'],
+      ['cash_beginning', ctx.line(year, 'cash_flow', 'cash_beginning'), cashBegin, '“货币资金”年初余额'],
+    ];
+    for (const [item, cashFlow, balance, balanceItem] of pairs) {
+      if (cashFlow === null || balance === null) continue;
+      checkedPairs += 1;
+      if (cashFlow.equals(balance)) continue;
+      const difference = cashFlow.minus(balance);
+      const label = lineName('cash_flow', item);
+      mismatches.push({
+        year,
+        item,
+        item_label: label,
+        balance_item: balanceItem,
+        cash_flow_amount: round2(toWan(cashFlow)),
+        balance_amount: round2(toWan(balance)),
+        difference: round2(toWan(difference)),
+      });
+      const share = materialityShare(difference, totalAssets);
+      risk_items.push({
+        level: materialityLevel(share),
+        code: CASH_RECONCILIATION_RULE.code,
+        message: fillTemplate(CASH_RECONCILIATION_RULE.message, {
+          year: String(year),
+          item: label,
+          cash_flow_amount: wanText(cashFlow),
+          balance_item: balanceItem,
+          balance_amount: wanText(balance),
+          difference: wanText(difference),
+          share: shareText(share, `${year}年末资产总计`),
+        }),
+      });
+    }
+  }
+
+  risk_items.push(...ratioRisks(ctx, rows.get(ctx.latestYear)!));
+
+  return {
+    sp_result: {
+      released_year: ctx.latestYear,
+      checked_years: checkedYears,
+      checked_pairs: checkedPairs,
+      mismatch_count: mismatches.length,
+      consistent: checkedPairs === 0 ? null : mismatches.length === 0,
+      summary: summarise(checkedYears, checkedPairs, mismatches.length),
+      mismatches,
+      ...latest,
+      series,
+    },
+    risk_items,
+  };
+}
+
+/** The ratio rules, on the released year. */
+function ratioRisks(ctx: ReportContext, row: YearRow): RiskItem[] {
+  const year = ctx.latestYear;
+  const items: RiskItem[] = [];
+  const quality = row.ocf_to_net_profit;
+  if (quality !== null) {
+    const tier = OPERATING_CASH_QUALITY_RULE.tiers.find((t) => quality.lessThan(num(t.threshold)));
+    if (tier) {
+      items.push({
+        level: tier.level,
+        code: OPERATING_CASH_QUALITY_RULE.code,
+        message: fillTemplate(OPERATING_CASH_QUALITY_RULE.message, {
+          year: String(year),
+          net_profit: wanText(ctx.line(year, 'income', 'net_profit')!),
+          ocf: wanText(ctx.line(year, 'cash_flow', 'net_cf_operating')!),
+          value: format2(quality),
+          threshold: String(tier.threshold),
+          comment:
+            tier.level === 'warning'
+              ? '企业盈利但经营活动现金净流出，利润缺乏现金支撑'
+              : '利润的现金含量偏低',
+        }),
+      });
+    }
+  }
+  const salesCash = row.sales_cash_ratio;
+  if (salesCash !== null) {
+    const low = SALES_CASH_RATIO_LOW_RULE.tiers[0]!;
+    const high = SALES_CASH_RATIO_HIGH_RULE.tiers[0]!;
+    const rule = salesCash.lessThan(num(low.threshold))
+      ? SALES_CASH_RATIO_LOW_RULE
+      : salesCash.greaterThan(num(high.threshold))
+        ? SALES_CASH_RATIO_HIGH_RULE
+        : null;
+    if (rule) {
+      items.push({
+        level: rule.tiers[0]!.level,
+        code: rule.code,
+        message: fillTemplate(rule.message, {
+          year: String(year),
+          value: format2(salesCash),
+          threshold: String(rule.tiers[0]!.threshold),
+        }),
+      });
+    }
+  }
+  return items;
+}
+
+function summarise(years: number, pairs: number, mismatchCount: number): string {
+  if (pairs === 0) return '没有可勾稽核对的年度（需同一年度的现金流量表与资产负债表）。';
+  const scope = `共核对${years}个年度、${pairs}组现金流量表与资产负债表的勾稽关系`;
+  return mismatchCount === 0 ? `${scope}，全部一致。` : `${scope}，发现${mismatchCount}组不一致。`;
+}
