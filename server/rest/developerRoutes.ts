@@ -3,6 +3,7 @@
  */
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
+import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
 import {
   presentAnalysisItem,
   presentAnalysisList,
@@ -56,6 +57,11 @@ export function developerRoutes(services: ServiceContext): Router<State> {
   router.get('/reports/:reportId/analysis/:slug', async (ctx) => {
     const { reportId, slug } = ctx.params;
     ctx.body = presentAnalysisItem(await getAnalysisItem(services, ctx.state.principal, reportId!, slug!));
+  });
+
+  router.get('/catalogue', async (ctx) => {
+    ctx.set('Cache-Control', 'private, max-age=3600');
+    ctx.body = analysisCatalogue();
   });
 
   return router;

@@ -106,6 +106,28 @@ describe.each<Backend>(['postgres', 'pglite'])('REST flow on %s', (backend) => {
     expect(one.body).toEqual(revenue);
   });
 
+  it('serves the analysis catalogue, listing exactly the items a report has', async () => {
+    const catalogue = await service.request('/api/v1/developer/catalogue', { key });
+    expect(catalogue.status).toBe(200);
+    const submitted = await service.request('/api/v1/developer/reports/financial', {
+      method: 'POST',
+      key,
+      body: fixture('general_old-5y-ai'),
+    });
+    await waitForReport(service, key, submitted.body.report_id);
+    const list = await service.request(`/api/v1/developer/reports/${submitted.body.report_id}/analysis`, {
+      key,
+    });
+    expect(catalogue.body.items.map((item: { slug: string }) => item.slug)).toEqual(
+      list.body.items.map((item: { slug: string }) => item.slug),
+    );
+    for (const item of list.body.items) {
+      const entry = catalogue.body.items.find((c: { slug: string }) => c.slug === item.slug);
+      expect(entry.label).toBe(item.label);
+    }
+    expect((await service.request('/api/v1/developer/catalogue')).status).toBe(401);
+  });
+
   it('numbers versions per enterprise, and identical data makes a new report', async () => {
     const ownKey = await service.newKey('test');
     const body = { ...fixture('general_new-3y'), enterprise_name: '版本测试有限公司' };
