@@ -12,6 +12,7 @@ import { AnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import { Report } from '../db/entities/report.entity.ts';
 import { Statement } from '../db/entities/statement.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
+import { runSql } from '../db/sql.ts';
 import { randomToken } from '../lib/ids.ts';
 import type { ServiceContext } from '../services/context.ts';
 import type { AnalysisJobData } from './queue.ts';
@@ -45,17 +46,23 @@ export async function analyseReport(
       { id: task.id },
       { step: 'store', attempts: task.attempts + 1, startedAt: task.startedAt ?? now, updatedAt: now },
     );
+    const retry = task.attempts > 0;
     await em.transactional(async (tx) => {
-      await tx.nativeDelete(Statement, { report: data.reportId });
+      if (retry) await tx.nativeDelete(Statement, { report: data.reportId });
       const rows = report.years.flatMap((year) =>
-        Object.entries(year.sheets).map(([sheetType, lines]) => ({
-          report: data.reportId,
-          fiscalYear: year.year,
-          sheetType: sheetType as 'income' | 'balance' | 'cash_flow',
-          lines: lines ?? {},
+        Object.entries(year.sheets).map(([sheet_type, lines]) => ({
+          fiscal_year: year.year,
+          sheet_type,
+          lines,
         })),
       );
-      if (rows.length > 0) await tx.insertMany(Statement, rows);
+      await runSql(
+        tx,
+        `insert into statements (report_id, fiscal_year, sheet_type, lines)
+         select $1, x.fiscal_year, x.sheet_type, x.lines
+         from jsonb_to_recordset($2::jsonb) as x(fiscal_year int, sheet_type text, lines jsonb)`,
+        [data.reportId, JSON.stringify(rows)],
+      );
       await tx.nativeUpdate(Task, { id: task.id }, { step: 'compute', updatedAt: new Date() });
     });
 
@@ -67,19 +74,24 @@ export async function analyseReport(
     // Step 4: assemble — results, the share token and the final statuses in one transaction.
     await em.transactional(async (tx) => {
       const cachedAt = new Date();
-      await tx.nativeDelete(AnalysisResult, { report: data.reportId });
-      await tx.insertMany(
-        AnalysisResult,
-        outputs.map((output, position) => ({
-          report: data.reportId,
-          slug: output.slug,
-          position,
-          spResult: output.sp_result,
-          riskItems: output.risk_items,
-          aiContent: null,
-          aiSource: null,
+      if (retry) await tx.nativeDelete(AnalysisResult, { report: data.reportId });
+      await runSql(
+        tx,
+        `insert into analysis_results (report_id, slug, position, sp_result, risk_items, ai_content, ai_source, cached_at)
+         select $1, x.slug, x.position, x.sp_result, x.risk_items, null, null, $2
+         from jsonb_to_recordset($3::jsonb) as x(slug text, position int, sp_result jsonb, risk_items jsonb)`,
+        [
+          data.reportId,
           cachedAt,
-        })),
+          JSON.stringify(
+            outputs.map((output, position) => ({
+              slug: output.slug,
+              position,
+              sp_result: output.sp_result,
+              risk_items: output.risk_items,
+            })),
+          ),
+        ],
       );
       await tx.nativeUpdate(
         Report,

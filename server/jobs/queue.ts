@@ -15,6 +15,7 @@ import type { Database } from '../db/database.ts';
 
 export const ANALYSIS_QUEUE = 'report-analysis';
 export const ANALYSIS_DEAD_LETTER_QUEUE = 'report-analysis-dead';
+const JOBS_PER_FETCH = 4;
 
 export interface AnalysisJobData {
   reportId: string;
@@ -105,21 +106,35 @@ export class JobQueue {
     giveUp: (job: Job<AnalysisJobData>) => Promise<void>,
   ): Promise<void> {
     const log = this.#logger;
+    // Batches of JOBS_PER_FETCH with burstWhenBatchFull: while there is a backlog, a worker fetches again as soon as
+    // its batch is done instead of sleeping out its polling interval (pg-boss ignores bursting for batches of
+    // one). Each job of a batch is settled on its own (perJobResults), so one failure retries only that job.
+    const batchSize = Math.min(JOBS_PER_FETCH, this.#settings.jobConcurrency);
     await this.boss.work<AnalysisJobData>(
       ANALYSIS_QUEUE,
-      { localConcurrency: this.#settings.jobConcurrency, pollingIntervalSeconds: 2, includeMetadata: false },
-      async ([job]) => {
-        if (!job) return;
-        try {
-          await analyse(job);
-        } catch (error) {
-          log.warn(
-            { err: error, jobId: job.id, retry: job.retryCount, ...job.data },
-            'analysis job attempt failed',
-          );
-          throw error;
-        }
+      {
+        batchSize,
+        localConcurrency: Math.max(1, Math.ceil(this.#settings.jobConcurrency / batchSize)),
+        burstWhenBatchFull: true,
+        perJobResults: true,
+        pollingIntervalSeconds: 1,
+        notifyPollingIntervalSeconds: 2,
       },
+      async (jobs) =>
+        Promise.all(
+          jobs.map(async (job) => {
+            try {
+              await analyse(job);
+              return { id: job.id, status: 'completed' as const };
+            } catch (error) {
+              log.warn(
+                { err: error, jobId: job.id, retry: job.retryCount, ...job.data },
+                'analysis job attempt failed',
+              );
+              return { id: job.id, status: 'failed' as const, output: { message: String(error) } };
+            }
+          }),
+        ),
     );
     await this.boss.work<AnalysisJobData>(
       ANALYSIS_DEAD_LETTER_QUEUE,

@@ -11,6 +11,7 @@ import { normaliseSubmission } from '../../worker/normalise.ts';
 import { AnalysisResult, type IAnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import { type IReport, Report, type StoredWarning } from '../db/entities/report.entity.ts';
 import { type ITask, Task } from '../db/entities/task.entity.ts';
+import { runSql } from '../db/sql.ts';
 import { AppError, NotFoundError, NotReadyError, ValidationError } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from './apiKeys.ts';
@@ -44,9 +45,10 @@ export async function submitReport(
   const em = ctx.db.orm.em.fork();
   const { enterpriseId, versionNo } = await em.transactional(async (tx) => {
     // One statement finds or creates the enterprise and takes the next version number under its row lock.
-    const [enterprise] = await tx.execute<Array<{ id: string; report_count: number }>>(
+    const [enterprise] = await runSql<{ id: string; report_count: number }>(
+      tx,
       `insert into enterprises (id, account_id, mode, name, info, report_count, created_at, updated_at)
-       values (?, ?, ?, ?, ?, 1, ?, ?)
+       values ($1, $2, $3, $4, $5::jsonb, 1, $6, $6)
        on conflict (account_id, mode, name) do update
          set report_count = enterprises.report_count + 1,
              info = coalesce(excluded.info, enterprises.info),
@@ -59,38 +61,36 @@ export async function submitReport(
         normalised.enterpriseName,
         normalised.enterpriseInfo ? JSON.stringify(normalised.enterpriseInfo) : null,
         now,
-        now,
       ],
     );
     if (!enterprise) throw new Error('enterprise upsert returned no row');
-    await tx.insert(Report, {
-      id: reportId,
-      account: principal.accountId,
-      mode: principal.mode,
-      enterprise: enterprise.id,
-      versionNo: enterprise.report_count,
-      name: normalised.enterpriseName,
-      accountingStandard: normalised.standard,
-      yearStart: input.year_start,
-      yearEnd: input.year_end,
-      aiAutoAnalysis: input.ai_auto_analysis === 1,
-      enterpriseInfo: normalised.enterpriseInfo,
-      validationWarnings: warnings,
-      status: 'pending',
-      shareIsPublic: true,
-      createdAt: now,
-      updatedAt: now,
-    });
-    await tx.insert(Task, {
-      id: taskId,
-      report: reportId,
-      status: 'processing',
-      step: 'queued',
-      attempts: 0,
-      payload: normalised,
-      createdAt: now,
-      updatedAt: now,
-    });
+    await runSql(
+      tx,
+      `insert into reports (id, account_id, mode, enterprise_id, version_no, name, accounting_standard, year_start,
+         year_end, ai_auto_analysis, enterprise_info, validation_warnings, status, share_is_public, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, 'pending', true, $13, $13)`,
+      [
+        reportId,
+        principal.accountId,
+        principal.mode,
+        enterprise.id,
+        enterprise.report_count,
+        normalised.enterpriseName,
+        normalised.standard,
+        input.year_start,
+        input.year_end,
+        input.ai_auto_analysis === 1,
+        normalised.enterpriseInfo ? JSON.stringify(normalised.enterpriseInfo) : null,
+        JSON.stringify(warnings),
+        now,
+      ],
+    );
+    await runSql(
+      tx,
+      `insert into tasks (id, report_id, status, step, attempts, payload, created_at, updated_at)
+       values ($1, $2, 'processing', 'queued', 0, $3::jsonb, $4, $4)`,
+      [taskId, reportId, JSON.stringify(normalised), now],
+    );
     await ctx.queue.enqueueAnalysis(tx.getTransactionContext() as Transaction<unknown>, { reportId, taskId });
     return { enterpriseId: enterprise.id, versionNo: enterprise.report_count };
   });

@@ -939,7 +939,15 @@ export function findLineItem(sheet: SheetType, key: string): LineItemDef | undef
   return BY_SHEET_AND_KEY.get(`${sheet}:${key}`);
 }
 
+const BY_SHEET_AND_STANDARD = new Map<string, readonly LineItemDef[]>();
+
 /** The lines of `sheet` that the format of `standard` has, in statement order (a fresh array). */
 export function lineItemsFor(sheet: SheetType, standard: AccountingStandard): LineItemDef[] {
-  return LINE_ITEMS.filter((def) => def.sheet === sheet && def.standards.includes(standard));
+  const cacheKey = `${sheet}:${standard}`;
+  let lines = BY_SHEET_AND_STANDARD.get(cacheKey);
+  if (!lines) {
+    lines = LINE_ITEMS.filter((def) => def.sheet === sheet && def.standards.includes(standard));
+    BY_SHEET_AND_STANDARD.set(cacheKey, lines);
+  }
+  return [...lines];
 }

@@ -46,17 +46,29 @@ export function createContext(report: NormalisedReport): ReportContext {
   const latestYear = years.at(-1);
   if (firstYear === undefined || latestYear === undefined) throw new Error('Normalised report has no years');
 
-  const cache = new Map<string, Num>();
+  // Parsed amounts, memoised per year → sheet+column → key: modules read the same lines over and over, and
+  // nested maps keep the lookup free of string building on this hot path.
+  const cache = new Map<number, Map<string, Map<string, Num>>>();
   const sheetOf = (year: number, sheet: SheetType): SheetLines | undefined => byYear.get(year)?.sheets[sheet];
 
   const read = (year: number, sheet: SheetType, key: string, column: Column): Num => {
-    const cacheKey = `${year}\u0000${sheet}\u0000${key}\u0000${column}`;
-    const hit = cache.get(cacheKey);
+    let byYearCache = cache.get(year);
+    if (!byYearCache) {
+      byYearCache = new Map();
+      cache.set(year, byYearCache);
+    }
+    const slot = column === 'current' ? sheet : `${sheet}:previous`;
+    let bySheet = byYearCache.get(slot);
+    if (!bySheet) {
+      bySheet = new Map();
+      byYearCache.set(slot, bySheet);
+    }
+    const hit = bySheet.get(key);
     if (hit !== undefined) return hit;
     const lines = sheetOf(year, sheet);
     const amounts = lines && Object.hasOwn(lines, key) ? lines[key] : undefined;
     const value: Decimal | null = amounts ? parseAmount(amounts[column]) : null;
-    cache.set(cacheKey, value);
+    bySheet.set(key, value);
     return value;
   };
 
