@@ -50,7 +50,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
     bodyLimitBytes: int('BODY_LIMIT_MB', env.BODY_LIMIT_MB, 8, 1) * 1024 * 1024,
-    poolThreads: int('POOL_THREADS', env.POOL_THREADS, Math.max(1, cpus), 1),
+    poolThreads: int('POOL_THREADS', env.POOL_THREADS, Math.max(1, cpus), 0),
     jobConcurrency: int('JOB_CONCURRENCY', env.JOB_CONCURRENCY, Math.max(4, cpus * 4), 1),
     jobRetryLimit: int('JOB_RETRY_LIMIT', env.JOB_RETRY_LIMIT, 3),
     jobTimeoutSeconds: int('JOB_TIMEOUT_SECONDS', env.JOB_TIMEOUT_SECONDS, 300, 1),

@@ -4,6 +4,7 @@
  * are cloned to a worker once per batch rather than once per slug.
  */
 import { Piscina } from 'piscina';
+import { computeAnalysis } from './engine/registry.ts';
 import type { AnalysisOutput, NormalisedReport } from './types.ts';
 
 export interface AnalysisTask {
@@ -22,24 +23,30 @@ export function batchSlugs(slugs: readonly string[], parts: number): string[][] 
 }
 
 export class AnalysisPool {
-  readonly #pool: Piscina<AnalysisTask, AnalysisOutput[]>;
+  readonly #pool: Piscina<AnalysisTask, AnalysisOutput[]> | null;
+  /** Worker threads; 0 computes on the calling thread (for comparison in the benchmark, and debugging). */
   readonly threads: number;
 
   constructor(threads: number) {
     this.threads = threads;
-    this.#pool = new Piscina({
-      filename: new URL('./engine/analysis.worker.ts', import.meta.url).href,
-      minThreads: threads,
-      maxThreads: threads,
-      // Workers stay up for the life of the process: starting one costs far more than a report.
-      idleTimeout: Number.POSITIVE_INFINITY,
-    });
+    this.#pool =
+      threads === 0
+        ? null
+        : new Piscina({
+            filename: new URL('./engine/analysis.worker.ts', import.meta.url).href,
+            minThreads: threads,
+            maxThreads: threads,
+            // Workers stay up for the life of the process: starting one costs far more than a report.
+            idleTimeout: Number.POSITIVE_INFINITY,
+          });
   }
 
   /** Computes `slugs` for `report`, fanned out across the pool; results come back in the order asked. */
   async compute(report: NormalisedReport, slugs: readonly string[]): Promise<AnalysisOutput[]> {
+    const pool = this.#pool;
+    if (!pool) return computeAnalysis(report, slugs);
     const batches = batchSlugs(slugs, this.threads);
-    const results = await Promise.all(batches.map((batch) => this.#pool.run({ report, slugs: batch })));
+    const results = await Promise.all(batches.map((batch) => pool.run({ report, slugs: batch })));
     const bySlug = new Map(results.flat().map((output) => [output.slug, output]));
     return slugs.map((slug) => {
       const output = bySlug.get(slug);
@@ -49,6 +56,6 @@ export class AnalysisPool {
   }
 
   async close(): Promise<void> {
-    await this.#pool.destroy();
+    await this.#pool?.destroy();
   }
 }

@@ -1,0 +1,198 @@
+/**
+ * `npm run bench`: submit → success latency at 1 and 16 clients, sustained reports per second, and the
+ * engine in the Piscina pool against the same engine on the main thread — all on one machine, in one run,
+ * against PostgreSQL (DATABASE_URL, or the local server) with the AI step off, on a 6-year submission.
+ * Figures go to stdout (and, with --markdown, as a table for docs/performance.md). Nothing here is a test.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { availableParallelism, cpus } from 'node:os';
+import pg from 'pg';
+import { syntheticSubmission } from '../fixtures/synthetic.ts';
+import { runCli, startChildService } from '../helpers/process.ts';
+
+const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const BODY = JSON.stringify(syntheticSubmission({ years: 6, lastYear: 2024 }));
+const DURATION_MS = Number(process.env.BENCH_SECONDS ?? 15) * 1000;
+
+async function admin(sql: string) {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
+  return sorted[Math.max(0, index)]!;
+}
+
+interface Run {
+  latencies: number[];
+  completed: number;
+  elapsedMs: number;
+}
+
+/**
+ * Runs `node server/main.ts` as its own process (as in production), so the load generator here does not share
+ * the server's event loop; the key comes from the CLI.
+ */
+async function withService<T>(
+  poolThreads: number,
+  body: (url: string, key: string, databaseUrl: string) => Promise<T>,
+): Promise<T> {
+  const name = `fra_bench_${randomBytes(4).toString('hex')}`;
+  await admin(`create database ${name}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const env = { DATABASE_URL: url.toString(), POOL_THREADS: String(poolThreads), LOG_LEVEL: 'warn' };
+  const service = await startChildService(env);
+  try {
+    const cli = await runCli(
+      ['keys', 'create', '--email', `bench-${randomUUID()}@example.com`, '--mode', 'test'],
+      env,
+    );
+    if (cli.code !== 0) throw new Error(cli.stderr);
+    return await body(service.url, cli.stdout.trim().split('\n').at(-1)!, url.toString());
+  } finally {
+    await service.kill('SIGTERM');
+    await admin(`drop database if exists ${name} with (force)`);
+  }
+}
+
+async function submitAndWait(url: string, key: string, pollMs: number): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(`${url}/api/v1/developer/reports/financial`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+    body: BODY,
+  });
+  if (response.status !== 202)
+    throw new Error(`submit answered ${response.status}: ${await response.text()}`);
+  const { report_id: reportId } = (await response.json()) as { report_id: string };
+  for (;;) {
+    const poll = await fetch(`${url}/api/v1/developer/reports/${reportId}`, {
+      headers: { 'X-API-Key': key },
+    });
+    const { status } = (await poll.json()) as { status: string };
+    if (status === 'success') return performance.now() - started;
+    if (status === 'failed') throw new Error(`report ${reportId} failed`);
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
+
+/** `clients` closed loops, each submitting and polling to success, for DURATION_MS. */
+async function closedLoop(url: string, key: string, clients: number, pollMs: number): Promise<Run> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  const deadline = started + DURATION_MS;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) latencies.push(await submitAndWait(url, key, pollMs));
+    }),
+  );
+  return {
+    latencies: latencies.sort((a, b) => a - b),
+    completed: latencies.length,
+    elapsedMs: performance.now() - started,
+  };
+}
+
+/**
+ * Sustained throughput: `clients` submitters POST back to back for DURATION_MS (no polling load), then the
+ * run lasts until the last report has succeeded. Latency here is the server's own (completed_at − created_at).
+ */
+async function sustained(url: string, key: string, databaseUrl: string, clients: number): Promise<Run> {
+  const started = performance.now();
+  const deadline = started + DURATION_MS;
+  let submitted = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) {
+        const response = await fetch(`${url}/api/v1/developer/reports/financial`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+          body: BODY,
+        });
+        if (response.status !== 202) throw new Error(`submit answered ${response.status}`);
+        await response.arrayBuffer();
+        submitted++;
+      }
+    }),
+  );
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (;;) {
+      const { rows } = await client.query("select count(*)::int as n from reports where status = 'pending'");
+      if (rows[0].n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const elapsedMs = performance.now() - started;
+    const { rows } = await client.query(
+      `select extract(epoch from (completed_at - created_at)) * 1000 as ms from reports
+       where status = 'success' and created_at >= now() - make_interval(secs => $1) order by 1`,
+      [Math.ceil(elapsedMs / 1000) + 1],
+    );
+    const latencies = rows.map((row) => Number(row.ms));
+    return { latencies, completed: submitted, elapsedMs };
+  } finally {
+    await client.end();
+  }
+}
+
+function describe(label: string, run: Run) {
+  const l = run.latencies;
+  return {
+    label,
+    reports: run.completed,
+    p50: percentile(l, 50),
+    p95: percentile(l, 95),
+    p99: percentile(l, 99),
+    perSecond: (run.completed / run.elapsedMs) * 1000,
+  };
+}
+
+const threads = availableParallelism();
+console.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.versions.node}; ` +
+    `6-year general_new submission (${Math.round(BODY.length / 1024)} kB), AI off; ${DURATION_MS / 1000} s per run`,
+);
+const rows: ReturnType<typeof describe>[] = [];
+for (const [mode, poolThreads] of [
+  [`pool (${threads} threads)`, threads],
+  ['inline (main thread)', 0],
+] as const) {
+  await withService(poolThreads, async (url, key, databaseUrl) => {
+    const phase = async (label: string, run: () => Promise<Run>) => {
+      const row = describe(`${mode}, ${label}`, await run());
+      console.log(
+        `  ${row.label}: ${row.reports} reports, p50 ${row.p50.toFixed(1)} ms, ${row.perSecond.toFixed(1)}/s`,
+      );
+      rows.push(row);
+    };
+    await closedLoop(url, key, 4, 10); // warm-up: JIT, connection pools, worker threads
+    await phase('1 client', () => closedLoop(url, key, 1, 5));
+    await phase('16 clients', () => closedLoop(url, key, 16, 25));
+    await phase('sustained (16 submitters)', () => sustained(url, key, databaseUrl, 16));
+  });
+}
+
+const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
+console.log('\n| run | reports | p50 ms | p95 ms | p99 ms | reports/s |');
+console.log('|---|---|---|---|---|---|');
+for (const row of rows) {
+  console.log(
+    `| ${row.label} | ${row.reports} | ${fmt(row.p50)} | ${fmt(row.p95)} | ${fmt(row.p99)} | ${fmt(row.perSecond)} |`,
+  );
+}
+console.log(
+  `\npool ÷ inline, reports/s: 16 clients ${(rows[1]!.perSecond / rows[4]!.perSecond).toFixed(2)}, ` +
+    `sustained ${(rows[2]!.perSecond / rows[5]!.perSecond).toFixed(2)}`,
+);
+console.log(
+  '(1 and 16 clients: client-observed submit → success, polling; sustained: server-side created → completed)',
+);
