@@ -4,8 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
+import { graphqlMiddleware } from './graphql/index.ts';
 import { developerRoutes } from './rest/developerRoutes.ts';
+import { docsRoutes } from './rest/docsRoutes.ts';
 import { problemMiddleware } from './rest/problem.ts';
+import { webRoutes } from './rest/webRoutes.ts';
 import type { ServiceContext } from './services/context.ts';
 
 export function buildApp(services: ServiceContext): Koa {
@@ -47,6 +50,10 @@ export function buildApp(services: ServiceContext): Koa {
   const developer = developerRoutes(services);
   app.use(developer.routes());
   app.use(developer.allowedMethods());
+  app.use(graphqlMiddleware(services));
+  app.use(docsRoutes());
+  // Last: the web app answers GET for its own routes (SPA fallback) and the static assets.
+  app.use(webRoutes(services));
 
   app.use((ctx) => {
     throw new RouteNotFoundError(ctx.method, ctx.path);
