@@ -3,8 +3,9 @@ import { AnalysisResult } from './analysisResult.entity.ts';
 import { ApiKey } from './apiKey.entity.ts';
 import { Enterprise } from './enterprise.entity.ts';
 import { Report } from './report.entity.ts';
+import { Session } from './session.entity.ts';
 import { Statement } from './statement.entity.ts';
 import { Task } from './task.entity.ts';
 
-export { Account, AnalysisResult, ApiKey, Enterprise, Report, Statement, Task };
-export const ENTITIES = [Account, ApiKey, Enterprise, Report, Task, Statement, AnalysisResult];
+export { Account, AnalysisResult, ApiKey, Enterprise, Report, Session, Statement, Task };
+export const ENTITIES = [Account, ApiKey, Enterprise, Report, Task, Statement, AnalysisResult, Session];
