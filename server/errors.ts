@@ -103,3 +103,23 @@ export class ServiceUnavailableError extends AppError {
     super('service_unavailable', 503, 'Service unavailable', detail);
   }
 }
+
+export class ConflictError extends AppError {
+  constructor(code: string, detail: string) {
+    super(code, 409, 'Conflict', detail);
+  }
+}
+
+export class TooManyRequestsError extends AppError {
+  readonly retryAfterSeconds: number;
+  constructor(detail: string, retryAfterSeconds: number) {
+    super('too_many_requests', 429, 'Too many requests', detail);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(code: string, detail: string) {
+    super(code, 403, 'Forbidden', detail);
+  }
+}

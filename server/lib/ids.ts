@@ -11,3 +11,8 @@ export function isUuid(value: string): boolean {
 export function randomToken(bytes: number): string {
   return randomBytes(bytes).toString('base64url');
 }
+
+/** A report's share token: 32 random bytes → 43 URL-safe characters (256 bits). */
+export function newShareToken(): string {
+  return randomToken(32);
+}

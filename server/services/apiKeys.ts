@@ -5,8 +5,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../db/entities/account.entity.ts';
 import { ApiKey, type ApiKeyMode, type IApiKey } from '../db/entities/apiKey.entity.ts';
-import { UnauthenticatedError, ValidationError } from '../errors.ts';
-import { randomToken } from '../lib/ids.ts';
+import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.ts';
+import { isUuid, randomToken } from '../lib/ids.ts';
 
 /** Who is calling: every service that reads or writes tenant data takes one. */
 export interface Principal {
@@ -112,4 +112,24 @@ export async function authenticateApiKey(em: EntityManager, header: string | und
     await em.nativeUpdate(ApiKey, { id: row.id }, { lastUsedAt: new Date() });
   }
   return { accountId: row.account.id, mode: row.mode, apiKeyId: row.id };
+}
+
+/** The account's keys, newest first (console). */
+export async function listApiKeys(em: EntityManager, accountId: string): Promise<IApiKey[]> {
+  return em.find(ApiKey, { account: accountId }, { orderBy: { createdAt: 'desc', id: 'asc' } });
+}
+
+/** Revokes one of the account's keys (console). Another account's key, or none, answers 404. */
+export async function revokeApiKeyById(
+  em: EntityManager,
+  accountId: string,
+  keyId: string,
+): Promise<IApiKey> {
+  const key = isUuid(keyId) ? await em.findOne(ApiKey, { id: keyId, account: accountId }) : null;
+  if (!key) throw new NotFoundError('API key', keyId);
+  if (!key.revokedAt) {
+    key.revokedAt = new Date();
+    await em.flush();
+  }
+  return key;
 }
