@@ -29,6 +29,39 @@ export interface Config {
   jobHeartbeatSeconds: number;
   /** How often pg-boss looks for expired jobs and missed heartbeats. */
   jobMonitorSeconds: number;
+  /** Key for the OpenAI-compatible server; null when it needs none (e.g. a local Ollama or vLLM). */
+  aiApiKey: string | null;
+  /** Base URL of an OpenAI-compatible server (…/v1); null → api.openai.com. */
+  aiBaseUrl: string | null;
+  /** Model name; null → no model is configured and the built-in writer writes every interpretation. */
+  aiModel: string | null;
+  /** `json_schema` (structured output) or `json_object` (JSON mode, for servers without json_schema). */
+  aiResponseFormat: 'json_schema' | 'json_object';
+  /** Longest wait for one model call, milliseconds. */
+  aiTimeoutMs: number;
+  /** Retries of a model call after a 429, a 5xx, a timeout or a connection error. */
+  aiMaxRetries: number;
+  /** First backoff before a retry, milliseconds; doubled on each retry (not an environment variable). */
+  aiRetryBaseMs: number;
+  /** Model calls in flight at once in this process, over all reports. */
+  aiConcurrency: number;
+  /** Model calls in flight at once for one report, so one large report cannot take every slot. */
+  aiReportConcurrency: number;
+}
+
+const AI_RESPONSE_FORMATS = ['json_schema', 'json_object'] as const;
+
+function oneOf<T extends string>(
+  name: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  const v = value?.trim();
+  if (!v) return fallback;
+  if (!(allowed as readonly string[]).includes(v))
+    throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return v as T;
 }
 
 function int(name: string, value: string | undefined, fallback: number, min = 0): number {
@@ -56,5 +89,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobTimeoutSeconds: int('JOB_TIMEOUT_SECONDS', env.JOB_TIMEOUT_SECONDS, 300, 1),
     jobHeartbeatSeconds: int('JOB_HEARTBEAT_SECONDS', env.JOB_HEARTBEAT_SECONDS, 15, 10),
     jobMonitorSeconds: int('JOB_MONITOR_SECONDS', env.JOB_MONITOR_SECONDS, 10, 1),
+    aiApiKey: env.OPENAI_API_KEY?.trim() || null,
+    aiBaseUrl: env.OPENAI_BASE_URL?.trim().replace(/\/+$/, '') || null,
+    aiModel: env.AI_MODEL?.trim() || null,
+    aiResponseFormat: oneOf('AI_RESPONSE_FORMAT', env.AI_RESPONSE_FORMAT, AI_RESPONSE_FORMATS, 'json_schema'),
+    aiTimeoutMs: int('AI_TIMEOUT_SECONDS', env.AI_TIMEOUT_SECONDS, 30, 1) * 1000,
+    aiMaxRetries: int('AI_MAX_RETRIES', env.AI_MAX_RETRIES, 2),
+    aiRetryBaseMs: 1000,
+    aiConcurrency: int('AI_CONCURRENCY', env.AI_CONCURRENCY, 4, 1),
+    aiReportConcurrency: int('AI_REPORT_CONCURRENCY', env.AI_REPORT_CONCURRENCY, 2, 1),
   };
 }

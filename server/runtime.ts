@@ -6,6 +6,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Logger, pino } from 'pino';
 import { AnalysisPool } from '../worker/pool.ts';
+import { createAiRuntime } from './ai/interpretations.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { migrate, openDatabase } from './db/database.ts';
@@ -43,7 +44,7 @@ export async function startService(
     cleanups.push(() => queue.stop());
     const pool = new AnalysisPool(config.poolThreads);
     cleanups.push(() => pool.close());
-    const services: ServiceContext = { config, db, queue, pool, logger };
+    const services: ServiceContext = { config, db, queue, pool, logger, ai: createAiRuntime(config, logger) };
 
     await queue.work(
       (job) =>
@@ -77,7 +78,10 @@ export async function startService(
     );
     const { port } = server.address() as AddressInfo;
     const url = `http://127.0.0.1:${port}`;
-    logger.info({ url, database: db.kind, poolThreads: pool.threads }, 'service started');
+    logger.info(
+      { url, database: db.kind, poolThreads: pool.threads, aiModel: services.ai.client?.model ?? null },
+      'service started',
+    );
     return { services, server, url, stop: stopAll };
   } catch (error) {
     await stopAll();

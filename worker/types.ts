@@ -58,6 +58,11 @@ export interface RiskItem {
   message: string;
   /** Stable identifier of the rule that raised it, e.g. `balance_sheet.opening_mismatch`. */
   code?: string;
+  /**
+   * Who raised it: absent or `rule` for the engine's rules; `model` for a risk the AI step's model proposed
+   * (code `ai.<slug>`). The engine never sets it.
+   */
+  source?: 'rule' | 'model';
 }
 
 /** The engine's result for one slug; the server adds label and cached_at. */

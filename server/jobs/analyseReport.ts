@@ -5,20 +5,26 @@
  * Every step can run again: a retried attempt (after a crash, a timeout or an error) replaces what an
  * earlier attempt wrote, and a report that is no longer pending is left alone.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { ANALYSIS_SLUGS, assembleReportItems } from '../../worker/engine/registry.ts';
-import type { NormalisedReport } from '../../worker/types.ts';
+import type { AnalysisOutput, NormalisedReport } from '../../worker/types.ts';
+import {
+  aiBudgetMs,
+  type InterpretationRun,
+  mergeRiskItems,
+  writeBuiltinInterpretations,
+  writeInterpretations,
+} from '../ai/interpretations.ts';
+import { addAiUsage } from '../ai/usage.ts';
 import { AnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import { Report } from '../db/entities/report.entity.ts';
 import { Statement } from '../db/entities/statement.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
 import { runSql } from '../db/sql.ts';
-import { randomToken } from '../lib/ids.ts';
+import { newShareToken } from '../lib/ids.ts';
 import type { ServiceContext } from '../services/context.ts';
 import type { AnalysisJobData } from './queue.ts';
-
-/** 32 random bytes → a 43-character URL-safe token (256 bits). */
-const SHARE_TOKEN_BYTES = 32;
 
 /** A failure that retrying cannot fix (the job's input is unusable): the report fails at once. */
 export class PermanentJobError extends Error {}
@@ -69,36 +75,45 @@ export async function analyseReport(
     // Step 2: compute every analysis item in the worker pool.
     const outputs = assembleReportItems(await ctx.pool.compute(report, ANALYSIS_SLUGS));
 
-    // Step 3: the AI interpretation (written by a later step of the product; nothing to add yet).
+    // Step 3: the AI interpretation, when the report asked for it. Never fails the report.
+    const ai = await runAiStep(ctx, em, data, task.id, outputs, logger);
+    const written = new Map(ai?.items.map((item) => [item.slug, item]));
 
-    // Step 4: assemble — results, the share token and the final statuses in one transaction.
+    // Step 4: assemble — results, AI texts, the share token and the final statuses in one transaction.
     await em.transactional(async (tx) => {
       const cachedAt = new Date();
       if (retry) await tx.nativeDelete(AnalysisResult, { report: data.reportId });
       await runSql(
         tx,
         `insert into analysis_results (report_id, slug, position, sp_result, risk_items, ai_content, ai_source, cached_at)
-         select $1, x.slug, x.position, x.sp_result, x.risk_items, null, null, $2
-         from jsonb_to_recordset($3::jsonb) as x(slug text, position int, sp_result jsonb, risk_items jsonb)`,
+         select $1, x.slug, x.position, x.sp_result, x.risk_items, x.ai_content, x.ai_source, $2
+         from jsonb_to_recordset($3::jsonb)
+           as x(slug text, position int, sp_result jsonb, risk_items jsonb, ai_content text, ai_source text)`,
         [
           data.reportId,
           cachedAt,
           JSON.stringify(
-            outputs.map((output, position) => ({
-              slug: output.slug,
-              position,
-              sp_result: output.sp_result,
-              risk_items: output.risk_items,
-            })),
+            outputs.map((output, position) => {
+              const text = written.get(output.slug);
+              return {
+                slug: output.slug,
+                position,
+                sp_result: output.sp_result,
+                risk_items: mergeRiskItems(output.risk_items, text?.model_risk_items ?? []),
+                ai_content: text?.ai_content ?? null,
+                ai_source: text?.ai_source ?? null,
+              };
+            }),
           ),
         ],
       );
+      if (ai) await addAiUsage(tx, data.reportId, ai.usage, cachedAt, { onlyPending: true });
       await tx.nativeUpdate(
         Report,
         { id: data.reportId, status: 'pending' },
         {
           status: 'success',
-          shareToken: randomToken(SHARE_TOKEN_BYTES),
+          shareToken: newShareToken(),
           completedAt: cachedAt,
           updatedAt: cachedAt,
         },
@@ -126,6 +141,54 @@ export async function analyseReport(
       .nativeUpdate(Task, { id: task.id }, { errorMessage: describeFailure(error), updatedAt: new Date() })
       .catch(() => undefined);
     throw error;
+  }
+}
+
+/**
+ * Step 3. Runs only when the report has ai_auto_analysis; writes nothing itself (the texts are stored with
+ * the results in step 4). A failure of the model machinery is logged and answered by the built-in writer;
+ * only a database error (loading the report, recording the step) propagates, as in the other steps.
+ */
+async function runAiStep(
+  ctx: ServiceContext,
+  em: EntityManager,
+  data: AnalysisJobData,
+  taskId: string,
+  outputs: AnalysisOutput[],
+  logger: Logger,
+): Promise<InterpretationRun | null> {
+  const row = await em.findOne(Report, { id: data.reportId });
+  if (!row?.aiAutoAnalysis) return null;
+  await em.nativeUpdate(Task, { id: taskId }, { step: 'ai', updatedAt: new Date() });
+  try {
+    return await writeInterpretations(ctx, {
+      reportId: data.reportId,
+      mode: row.mode,
+      brief: {
+        accountingStandard: row.accountingStandard,
+        industry: row.enterpriseInfo?.industry_division ?? row.enterpriseInfo?.industry_sector ?? null,
+        yearStart: row.yearStart,
+        yearEnd: row.yearEnd,
+      },
+      items: outputs,
+      budgetMs: aiBudgetMs(ctx.config, 'job'),
+    });
+  } catch (error) {
+    logger.error({ err: error }, 'the AI step failed; the built-in writer wrote every interpretation');
+    const items = writeBuiltinInterpretations({ items: outputs }, logger);
+    return {
+      items,
+      usage: {
+        model: null,
+        calls: 0,
+        prompt_tokens: 0,
+        completion_tokens: 0,
+        total_tokens: 0,
+        fallbacks: items.length,
+        model_items: 0,
+        builtin_items: items.filter((item) => item.ai_source === 'builtin').length,
+      },
+    };
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import { analysisLabel } from '../../worker/engine/registry.ts';
 import type { IAnalysisResult } from '../db/entities/analysisResult.entity.ts';
+import type { IEnterprise } from '../db/entities/enterprise.entity.ts';
 import type { IReport } from '../db/entities/report.entity.ts';
 import type { ITask } from '../db/entities/task.entity.ts';
 import type { SubmissionReceipt } from '../services/reports.ts';
@@ -59,6 +60,20 @@ export function presentReport(report: IReport, appUrl: string) {
     created_at: iso(report.createdAt),
     completed_at: iso(report.completedAt),
     share: presentShare(report, appUrl),
+    // Model token use and fallbacks of the AI step (job and on-demand runs); null until one has run.
+    ai_usage: report.aiUsage ?? null,
+  };
+}
+
+/** An enterprise as its reports name it; `info` is the enterprise_info of its latest submission that had one. */
+export function presentEnterprise(enterprise: IEnterprise) {
+  return {
+    enterprise_id: enterprise.id,
+    name: enterprise.name,
+    info: enterprise.info ?? null,
+    report_count: enterprise.reportCount,
+    created_at: iso(enterprise.createdAt),
+    updated_at: iso(enterprise.updatedAt),
   };
 }
 
@@ -85,8 +100,11 @@ export function presentAnalysisItem(item: IAnalysisResult) {
       level: risk.level,
       message: risk.message,
       code: risk.code ?? null,
+      // `model`: proposed by the AI step's model (code ai.<slug>); `rule`: raised by the engine's rules.
+      source: risk.source ?? 'rule',
     })),
     ai_content: item.aiContent,
+    ai_source: item.aiContent ? (item.aiSource ?? null) : null,
     cached_at: iso(item.cachedAt),
   };
 }

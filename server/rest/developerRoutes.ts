@@ -1,5 +1,6 @@
 /**
- * The spec's five endpoints under /api/v1/developer. Each handler calls one service and one presenter.
+ * The spec's five endpoints under /api/v1/developer, the catalogue and AI analysis on demand. Each handler calls
+ * one service and one presenter.
  */
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
@@ -11,6 +12,7 @@ import {
   presentSubmission,
   presentTask,
 } from '../presenters/reportPresenter.ts';
+import { generateAnalysisItemAi, generateReportAiAnalysis } from '../services/aiAnalysis.ts';
 import { authenticateApiKey, type Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { getAnalysisItem, getReport, getTask, listAnalysis, submitReport } from '../services/reports.ts';
@@ -57,6 +59,23 @@ export function developerRoutes(services: ServiceContext): Router<State> {
   router.get('/reports/:reportId/analysis/:slug', async (ctx) => {
     const { reportId, slug } = ctx.params;
     ctx.body = presentAnalysisItem(await getAnalysisItem(services, ctx.state.principal, reportId!, slug!));
+  });
+
+  // AI interpretation on demand (no request body): the whole report, or one item. Same answers as the reads.
+  router.post('/reports/:reportId/ai-analysis', async (ctx) => {
+    const { report, items } = await generateReportAiAnalysis(
+      services,
+      ctx.state.principal,
+      ctx.params.reportId!,
+    );
+    ctx.body = presentAnalysisList(report.id, items);
+  });
+
+  router.post('/reports/:reportId/analysis/:slug/ai-analysis', async (ctx) => {
+    const { reportId, slug } = ctx.params;
+    ctx.body = presentAnalysisItem(
+      await generateAnalysisItemAi(services, ctx.state.principal, reportId!, slug!),
+    );
   });
 
   router.get('/catalogue', async (ctx) => {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AnalysisPool } from '../../worker/pool.ts';
+import type { AiRuntime } from '../ai/interpretations.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { JobQueue } from '../jobs/queue.ts';
@@ -11,4 +12,6 @@ export interface ServiceContext {
   queue: JobQueue;
   pool: AnalysisPool;
   logger: Logger;
+  /** The model client (null when none is configured) and the limiter on model calls. */
+  ai: AiRuntime;
 }

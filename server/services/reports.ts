@@ -159,18 +159,25 @@ export async function getAnalysisItem(
   const em = ctx.db.orm.em.fork();
   const report = await findReadyReport(em, principal, reportId);
   const item = isAnalysisSlug(slug) ? await em.findOne(AnalysisResult, { report: report.id, slug }) : null;
-  if (!item) {
-    throw new AppError(
-      'analysis_item_not_found',
-      404,
-      'Not found',
-      `Report ${report.id} has no analysis item "${slug}". GET /api/v1/developer/reports/${report.id}/analysis lists them.`,
-    );
-  }
+  if (!item) throw analysisItemNotFound(report.id, slug);
   return item;
 }
 
-async function findReadyReport(em: EntityManager, principal: Principal, reportId: string): Promise<IReport> {
+export function analysisItemNotFound(reportId: string, slug: string): AppError {
+  return new AppError(
+    'analysis_item_not_found',
+    404,
+    'Not found',
+    `Report ${reportId} has no analysis item "${slug}". GET /api/v1/developer/reports/${reportId}/analysis lists them.`,
+  );
+}
+
+/** A report the principal may see that has succeeded: 404 when it is not visible, 409 before success. */
+export async function findReadyReport(
+  em: EntityManager,
+  principal: Principal,
+  reportId: string,
+): Promise<IReport> {
   const report = await findVisibleReport(em, principal, reportId);
   if (report.status !== 'success') throw new NotReadyError(report.id, report.status);
   return report;

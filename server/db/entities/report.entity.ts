@@ -1,6 +1,7 @@
 import { defineEntity, type InferEntity, p } from '@mikro-orm/core';
 import type { EnterpriseInfo } from '../../../worker/types.ts';
 import { ACCOUNTING_STANDARDS } from '../../../worker/types.ts';
+import type { AiUsage } from '../../ai/types.ts';
 import { Account } from './account.entity.ts';
 import { API_KEY_MODES } from './apiKey.entity.ts';
 import { Enterprise } from './enterprise.entity.ts';
@@ -42,6 +43,8 @@ export const Report = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()),
     completedAt: p.datetime().nullable(),
+    /** Model token use and fallbacks of the AI step, over the job and on-demand runs; null until one ran. */
+    aiUsage: p.json<AiUsage>().nullable(),
   },
 });
 export type IReport = InferEntity<typeof Report>;

@@ -1,0 +1,207 @@
+/**
+ * One interpretation from an OpenAI-compatible server, over the Chat Completions API (the one API DeepSeek,
+ * Qwen on DashScope, vLLM and Ollama all implement), with a structured answer that is validated before use.
+ *
+ * Retries are our own loop rather than the SDK's (`maxRetries: 0`): every attempt is counted for the usage
+ * record and logged, a backoff never outlives the caller's deadline, and every attempt — not only the wait
+ * for response headers — is bounded by the timeout, so a server that stops mid-body still ends the call.
+ */
+import { APIConnectionError, APIConnectionTimeoutError, APIError, OpenAI } from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import { INTERPRETATION_JSON_SCHEMA, InvalidModelOutputError, parseInterpretation } from './outputSchema.ts';
+import type { StructuredInterpretation } from './types.ts';
+
+export type ModelSettings = Pick<
+  Config,
+  'aiApiKey' | 'aiBaseUrl' | 'aiModel' | 'aiResponseFormat' | 'aiTimeoutMs' | 'aiMaxRetries' | 'aiRetryBaseMs'
+>;
+
+/** Token use of one interpretation, over all its attempts (failed ones included: they were billed too). */
+export interface CallUsage {
+  calls: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+export const emptyCallUsage = (): CallUsage => ({
+  calls: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  total_tokens: 0,
+});
+
+/** Why a model call gave no usable interpretation. */
+export type ModelFailure =
+  | 'timeout'
+  | 'rate_limited'
+  | 'server_error'
+  | 'connection'
+  | 'rejected'
+  | 'invalid_output'
+  | 'aborted';
+
+const RETRYABLE: ReadonlySet<ModelFailure> = new Set([
+  'timeout',
+  'rate_limited',
+  'server_error',
+  'connection',
+]);
+/** The longest Retry-After we honour; beyond it the deadline decides anyway. */
+const MAX_RETRY_AFTER_MS = 30_000;
+
+export class ModelCallError extends Error {
+  override name = 'ModelCallError';
+  readonly reason: ModelFailure;
+  readonly usage: CallUsage;
+
+  constructor(reason: ModelFailure, message: string, usage: CallUsage) {
+    super(message);
+    this.reason = reason;
+    this.usage = usage;
+  }
+}
+
+export interface ModelAnswer {
+  interpretation: StructuredInterpretation;
+  usage: CallUsage;
+}
+
+/** Is a model configured at all? A model name plus a key, or a base URL (a local server needs no key). */
+export function modelConfigured(settings: ModelSettings): boolean {
+  return settings.aiModel !== null && (settings.aiApiKey !== null || settings.aiBaseUrl !== null);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The server's Retry-After (`retry-after-ms`, or `retry-after` in seconds or as a date), in ms. */
+function retryAfterMs(error: unknown): number | null {
+  if (!(error instanceof APIError) || !error.headers) return null;
+  const ms = Number(error.headers.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms > 0) return ms;
+  const header = error.headers.get('retry-after');
+  if (!header) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : date - Date.now();
+}
+
+function classify(error: unknown, attemptTimedOut: boolean, deadline?: AbortSignal): ModelFailure {
+  if (deadline?.aborted) return 'aborted';
+  if (attemptTimedOut || error instanceof APIConnectionTimeoutError) return 'timeout';
+  if (error instanceof APIConnectionError) return 'connection';
+  if (error instanceof APIError && typeof error.status === 'number') {
+    if (error.status === 429) return 'rate_limited';
+    if (error.status >= 500 || error.status === 408 || error.status === 409) return 'server_error';
+  }
+  return 'rejected';
+}
+
+export class ModelClient {
+  readonly model: string;
+  readonly #settings: ModelSettings;
+  readonly #client: OpenAI;
+  readonly #logger: Logger;
+
+  constructor(settings: ModelSettings, logger: Logger) {
+    if (!settings.aiModel) throw new Error('ModelClient needs AI_MODEL');
+    this.model = settings.aiModel;
+    this.#settings = settings;
+    this.#logger = logger;
+    // Every option is explicit: the SDK would otherwise read OPENAI_* variables itself, and config.ts is the
+    // only reader of the environment (tests must not pick up a developer's key).
+    this.#client = new OpenAI({
+      apiKey: settings.aiApiKey ?? 'no-key',
+      baseURL: settings.aiBaseUrl ?? 'https://api.openai.com/v1',
+      organization: null,
+      project: null,
+      adminAPIKey: null,
+      webhookSecret: null,
+      timeout: settings.aiTimeoutMs,
+      maxRetries: 0,
+      logLevel: 'off',
+    });
+  }
+
+  /**
+   * Asks for one interpretation. Retries 429, 5xx, timeouts and connection errors up to AI_MAX_RETRIES
+   * times with exponential backoff (honouring Retry-After); an invalid answer is not retried. When `deadline`
+   * aborts — while waiting, in flight or in a backoff — the call ends at once with reason `aborted`.
+   * Throws ModelCallError, carrying the tokens spent so far.
+   */
+  async interpret(messages: ChatCompletionMessageParam[], deadline?: AbortSignal): Promise<ModelAnswer> {
+    const usage = emptyCallUsage();
+    const { aiTimeoutMs, aiMaxRetries, aiRetryBaseMs, aiResponseFormat } = this.#settings;
+    for (let attempt = 0; ; attempt++) {
+      if (deadline?.aborted) throw new ModelCallError('aborted', 'the AI step ran out of time', usage);
+      const attemptTimeout = AbortSignal.timeout(aiTimeoutMs);
+      const signal = deadline ? AbortSignal.any([deadline, attemptTimeout]) : attemptTimeout;
+      usage.calls++;
+      try {
+        const completion = await this.#client.chat.completions.create(
+          {
+            model: this.model,
+            messages,
+            response_format:
+              aiResponseFormat === 'json_schema'
+                ? {
+                    type: 'json_schema',
+                    json_schema: {
+                      name: 'financial_interpretation',
+                      strict: true,
+                      schema: INTERPRETATION_JSON_SCHEMA,
+                    },
+                  }
+                : { type: 'json_object' },
+          },
+          { signal, timeout: aiTimeoutMs, maxRetries: 0 },
+        );
+        usage.prompt_tokens += completion.usage?.prompt_tokens ?? 0;
+        usage.completion_tokens += completion.usage?.completion_tokens ?? 0;
+        usage.total_tokens +=
+          completion.usage?.total_tokens ??
+          (completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0);
+        const choice = completion.choices?.[0];
+        if (!choice) throw new InvalidModelOutputError('the model returned no choice');
+        if (choice.finish_reason === 'length') throw new InvalidModelOutputError('the answer was cut off');
+        if (choice.message.refusal) throw new InvalidModelOutputError('the model refused to answer');
+        return { interpretation: parseInterpretation(choice.message.content), usage };
+      } catch (error) {
+        if (error instanceof InvalidModelOutputError)
+          throw new ModelCallError('invalid_output', error.message, usage);
+        const reason = classify(error, attemptTimeout.aborted, deadline);
+        const detail = error instanceof Error ? error.message : String(error);
+        if (reason === 'aborted') throw new ModelCallError(reason, 'the AI step ran out of time', usage);
+        if (!RETRYABLE.has(reason) || attempt >= aiMaxRetries)
+          throw new ModelCallError(reason, `${reason} after ${attempt + 1} attempt(s): ${detail}`, usage);
+        const backoff = aiRetryBaseMs * 2 ** attempt * (0.8 + Math.random() * 0.4);
+        const wait = Math.min(Math.max(backoff, retryAfterMs(error) ?? 0), MAX_RETRY_AFTER_MS);
+        this.#logger.info(
+          { reason, attempt: attempt + 1, waitMs: Math.round(wait) },
+          'model call failed; retrying',
+        );
+        try {
+          await sleep(wait, deadline);
+        } catch {
+          throw new ModelCallError('aborted', 'the AI step ran out of time', usage);
+        }
+      }
+    }
+  }
+}
