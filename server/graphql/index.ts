@@ -1,10 +1,66 @@
 /**
- * The GraphQL API at /graphql (graphql-yoga + Pothos), on the same services and presenters as REST.
- * (Placeholder until the schema lands: answers nothing, so requests fall through to the 404 handler.)
+ * The GraphQL API at /graphql: graphql-yoga serving the Pothos schema, on the same services and presenters
+ * as REST. Koa hands the raw request to Yoga (no Koa body parser runs on this path, so the body is read
+ * once, by Yoga, within the configured size limit) and copies Yoga's response back onto the Koa context,
+ * so the request log and X-Request-Id see it like any other response.
  */
+import { createYoga } from 'graphql-yoga';
 import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
 import type { ServiceContext } from '../services/context.ts';
+import { createContext, type GraphQLContext } from './context.ts';
+import { createMaskError } from './errors.ts';
+import { queryLimitPlugins } from './limits.ts';
+import { schema } from './schema.ts';
 
-export function graphqlMiddleware(_services: ServiceContext): Middleware {
-  return async (_ctx, next) => next();
+export const GRAPHQL_PATH = '/graphql';
+
+/**
+ * Yoga's own log lines, into the service's logger. Its error lines only repeat errors maskError has already
+ * mapped (domain errors are not faults) or logged (unexpected ones), so they go to debug.
+ */
+function yogaLogger(logger: Logger) {
+  const child = logger.child({ component: 'graphql' });
+  return {
+    debug: (...args: unknown[]) => child.debug({ detail: args }, 'yoga'),
+    info: (...args: unknown[]) => child.info({ detail: args }, 'yoga'),
+    warn: (...args: unknown[]) => child.warn({ detail: args }, 'yoga'),
+    error: (...args: unknown[]) => child.debug({ detail: args }, 'yoga: error replaced by maskError'),
+  };
+}
+
+export function createGraphQLServer(services: ServiceContext) {
+  return createYoga<Record<string, never>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    context: ({ request }) => createContext(services, request),
+    maskedErrors: { maskError: createMaskError(services.logger) },
+    logging: yogaLogger(services.logger),
+    maxRequestBodySize: services.config.bodyLimitBytes,
+    // Same-origin only, like REST: no CORS headers. (Once the console signs in with a cookie, a cross-origin
+    // policy here would also be a CSRF policy, so it is a decision for that issue, not a default.)
+    cors: false,
+    // No file uploads.
+    multipart: false,
+    landingPage: false,
+    // Yoga's GraphiQL loads its scripts from a CDN; the service makes no request to the internet, so point a
+    // local GraphQL client (or the committed schema/schema.graphql) at /graphql instead.
+    graphiql: false,
+    plugins: queryLimitPlugins(),
+  });
+}
+
+export function graphqlMiddleware(services: ServiceContext): Middleware {
+  const yoga = createGraphQLServer(services);
+  return async (ctx, next) => {
+    if (ctx.path !== GRAPHQL_PATH) return next();
+    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res);
+    ctx.status = response.status;
+    response.headers.forEach((value, name) => {
+      ctx.set(name, value);
+    });
+    // Responses carry the caller's data: never stored by a shared cache (as REST's Cache-Control).
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = Buffer.from(await response.arrayBuffer());
+  };
 }

@@ -1,0 +1,107 @@
+/**
+ * What a failure looks like over GraphQL: the one place (REST's twin is rest/problem.ts). Every error Yoga
+ * sends passes through `maskError`, which maps the service's error hierarchy to `extensions.code`:
+ *
+ *   AppError (server/errors.ts) → its message and `extensions.code` = its REST code in upper case
+ *     (NOT_FOUND, UNAUTHENTICATED, REPORT_NOT_READY, ANALYSIS_ITEM_NOT_FOUND, VALIDATION_FAILED …);
+ *     VALIDATION_FAILED also carries `extensions.errors`: [{ path, message }], REST's `errors`.
+ *   GraphQL's own request errors (syntax, validation, the query limits) → unchanged, with their codes
+ *     (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, QUERY_TOO_DEEP, QUERY_TOO_COMPLEX …); one without a code
+ *     — a variable that does not fit its type — gets BAD_USER_INPUT.
+ *   Anything else → "Unexpected error." with INTERNAL_SERVER_ERROR; the original is logged, never sent.
+ */
+import type { StandardSchemaV1 } from '@pothos/plugin-validation';
+import { GraphQLError } from 'graphql';
+import type { Logger } from 'pino';
+import * as yup from 'yup';
+import { toFieldErrors } from '../../schema/submission.ts';
+import { AppError, UnauthenticatedError, ValidationError } from '../errors.ts';
+
+/**
+ * The argument that carries a mutation's body. Paths inside it are given without it, so they are REST's
+ * paths to the letter (`years_data[1].sheets[0].items[3].current_year_amount`); any other argument's
+ * problems start with the argument's name (`slugs[2]`).
+ */
+const BODY_ARGUMENT = 'input';
+
+type IssuePath = StandardSchemaV1.Issue['path'];
+
+/** Standard Schema path segments → yup's path text, the format REST reports. */
+function pathText(path: IssuePath): string {
+  const keys = (path ?? []).map((segment) =>
+    typeof segment === 'object' && segment !== null ? segment.key : segment,
+  );
+  if (keys[0] === BODY_ARGUMENT) keys.shift();
+  let text = '';
+  for (const key of keys) {
+    const name = String(key);
+    if (typeof key === 'number' || /^\d+$/.test(name)) text += `[${name}]`;
+    else if (name.includes('.')) text += `["${name}"]`;
+    else text += text ? `.${name}` : name;
+  }
+  return text;
+}
+
+/**
+ * Turns the validation plugin's issues into the service's ValidationError, de-duplicated and ordered exactly
+ * as REST orders them (by running them through the same toFieldErrors).
+ */
+export function validationErrorFromIssues(issues: readonly StandardSchemaV1.Issue[]): ValidationError {
+  const leaves = issues.map(
+    (issue) => new yup.ValidationError(issue.message, undefined, pathText(issue.path)),
+  );
+  return new ValidationError(toFieldErrors(new yup.ValidationError(leaves)));
+}
+
+/** Follows GraphQL's wrapping (a located error around what a resolver threw) to the error itself. */
+function originalOf(error: unknown): unknown {
+  let current = error;
+  while (current instanceof GraphQLError && current.originalError) current = current.originalError;
+  return current;
+}
+
+function location(error: unknown) {
+  return error instanceof GraphQLError
+    ? { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path }
+    : {};
+}
+
+export function toGraphQLError(error: AppError, located?: unknown): GraphQLError {
+  return new GraphQLError(error.message, {
+    ...location(located),
+    extensions: {
+      code: error.code.toUpperCase(),
+      ...(error.errors ? { errors: error.errors } : {}),
+      // Authentication fails before execution, for the whole request, so the HTTP status says it too (401,
+      // as REST). Errors of single fields keep 200: the rest of the response still holds data.
+      ...(error instanceof UnauthenticatedError ? { http: { status: 401 } } : {}),
+    },
+  });
+}
+
+/** Yoga's `maskedErrors.maskError`. */
+export function createMaskError(logger: Logger) {
+  return function maskError(error: unknown, message: string): Error {
+    const original = originalOf(error);
+    if (original instanceof AppError) return toGraphQLError(original, error);
+    if (original instanceof GraphQLError) {
+      const outer = error as GraphQLError;
+      if (outer.path || outer.extensions.code !== undefined || original.extensions.code !== undefined)
+        return outer;
+      return new GraphQLError(outer.message, {
+        ...location(outer),
+        extensions: { ...outer.extensions, code: 'BAD_USER_INPUT' },
+      });
+    }
+    const where = location(error);
+    logger.error({ err: original, path: where.path?.join('.') }, 'unexpected error in a GraphQL request');
+    return new GraphQLError(message, {
+      ...where,
+      extensions: {
+        code: 'INTERNAL_SERVER_ERROR',
+        // Outside execution (no field path) nothing was resolved: the whole request failed, so 500.
+        ...(where.path ? {} : { http: { status: 500 } }),
+      },
+    });
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * The analysis catalogue (GET /catalogue in REST): sections, every slug with its label and the keys of its
+ * spResult (unit, formula, inputs), the risk rules, and the accepted statement lines.
+ */
+import {
+  type AnalysisCatalogue,
+  analysisCatalogue,
+  type CatalogueField,
+  type CatalogueItem,
+  type CatalogueLine,
+  type CatalogueRiskRule,
+} from '../../../worker/catalogue/analysisCatalogue.ts';
+import { builder } from '../builder.ts';
+import { RiskLevelEnum } from './enums.ts';
+
+type Section = AnalysisCatalogue['sections'][number];
+type Tier = CatalogueRiskRule['tiers'][number];
+
+const SectionRef = builder.objectRef<Section>('CatalogueSection').implement({
+  fields: (t) => ({ id: t.exposeString('id'), label: t.exposeString('label') }),
+});
+
+const FieldRef = builder.objectRef<CatalogueField>('CatalogueField').implement({
+  description: 'One key of an item’s spResult.',
+  fields: (t) => ({
+    key: t.exposeString('key'),
+    label: t.exposeString('label'),
+    unit: t.exposeString('unit'),
+    formula: t.exposeString('formula'),
+    inputs: t.exposeStringList('inputs', { description: 'The statement lines it is computed from.' }),
+    note: t.exposeString('note', { nullable: true }),
+  }),
+});
+
+const TierRef = builder.objectRef<Tier>('CatalogueRiskTier').implement({
+  fields: (t) => ({
+    level: t.field({ type: RiskLevelEnum, resolve: (tier) => tier.level as typeof RiskLevelEnum.$inferType }),
+    threshold: t.exposeFloat('threshold'),
+  }),
+});
+
+const RiskRuleRef = builder.objectRef<CatalogueRiskRule>('CatalogueRiskRule').implement({
+  fields: (t) => ({
+    code: t.exposeString('code'),
+    description: t.exposeString('description'),
+    message: t.exposeString('message'),
+    tiers: t.expose('tiers', { type: [TierRef] }),
+  }),
+});
+
+const ItemRef = builder.objectRef<CatalogueItem>('CatalogueItem').implement({
+  fields: (t) => ({
+    slug: t.exposeString('slug'),
+    label: t.exposeString('label'),
+    section: t.exposeString('section'),
+    sectionLabel: t.exposeString('section_label'),
+    kind: t.exposeString('kind', { description: '`indicator`, `check` or `aggregate`.' }),
+    description: t.exposeString('description'),
+    fields: t.expose('fields', { type: [FieldRef] }),
+    riskRules: t.expose('risk_rules', { type: [RiskRuleRef] }),
+  }),
+});
+
+const LineRef = builder.objectRef<CatalogueLine>('CatalogueLine').implement({
+  description: 'An accepted item_name of a statement sheet.',
+  fields: (t) => ({
+    key: t.exposeString('key'),
+    sheet: t.exposeString('sheet'),
+    group: t.exposeString('group'),
+    nameZh: t.exposeString('name_zh'),
+    standards: t.exposeStringList('standards'),
+    sign: t.exposeString('sign', { nullable: true }),
+    note: t.exposeString('note', { nullable: true }),
+  }),
+});
+
+const CatalogueRef = builder.objectRef<AnalysisCatalogue>('Catalogue').implement({
+  fields: (t) => ({
+    sections: t.expose('sections', { type: [SectionRef] }),
+    riskLevels: t.field({
+      type: [RiskLevelEnum],
+      resolve: (catalogue) => catalogue.risk_levels as (typeof RiskLevelEnum.$inferType)[],
+    }),
+    items: t.expose('items', { type: [ItemRef], description: 'Every analysis item, in report order.' }),
+    lineItems: t.expose('line_items', { type: [LineRef] }),
+  }),
+});
+
+builder.queryField('catalogue', (t) =>
+  t.field({
+    type: CatalogueRef,
+    description: 'What the service computes: every slug, its label, section and spResult keys with units.',
+    resolve: () => analysisCatalogue(),
+  }),
+);

@@ -1,0 +1,30 @@
+/**
+ * Scalars: DateTime (the presenters' ISO 8601 UTC text) and JSON (sp_result, whose keys differ per slug and
+ * are documented by the catalogue, not by the schema).
+ */
+import { GraphQLError } from 'graphql';
+import { builder } from '../builder.ts';
+
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+function isoUtc(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string' && ISO_UTC.test(value) && !Number.isNaN(Date.parse(value))) return value;
+  throw new GraphQLError(
+    'DateTime must be an ISO 8601 UTC date-time ending in Z, e.g. 2024-05-01T08:30:00.000Z',
+  );
+}
+
+builder.scalarType('DateTime', {
+  description: 'An ISO 8601 date-time in UTC, ending in `Z` (e.g. `2024-05-01T08:30:00.000Z`).',
+  coerceOutputValue: isoUtc,
+  coerceInputValue: () => {
+    throw new GraphQLError('DateTime is an output type only.');
+  },
+});
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value. Used for `sp_result`, whose keys differ per analysis item (see `catalogue`).',
+  coerceOutputValue: (value) => value,
+  coerceInputValue: (value) => value,
+});
