@@ -1,0 +1,700 @@
+/**
+ * schema/openapi.yaml against the running app: every response the tests provoke (each documented status of
+ * each operation, happy paths and errors) must be documented, with its content type, headers and body valid
+ * against the document's schemas; every request body sent is checked against the request schema first. The
+ * document's routes, limits and enums are compared with the code, and its examples with its schemas, so
+ * the document cannot drift from the service.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LIMITS, validateSubmission } from '../../schema/submission.ts';
+import { Account } from '../../server/db/entities/account.entity.ts';
+import { REPORT_STATUSES } from '../../server/db/entities/report.entity.ts';
+import { TASK_STATUSES, TASK_STEPS } from '../../server/db/entities/task.entity.ts';
+import { developerRoutes } from '../../server/rest/developerRoutes.ts';
+import { docsRouter, loadOpenApiDocument } from '../../server/rest/docsRoutes.ts';
+import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
+import { SECTIONS } from '../../worker/engine/module.ts';
+import { ACCOUNTING_STANDARDS, RISK_LEVELS, SHEET_TYPES } from '../../worker/types.ts';
+import { insertReport } from '../helpers/records.ts';
+import {
+  type ApiResponse,
+  FIXTURES,
+  fixture,
+  type SubmissionBody,
+  startTestService,
+  type TestService,
+  waitForReport,
+} from '../helpers/service.ts';
+
+// ---- The document, as plain data with just enough typing to walk it --------------------------------------
+
+type Schema = { [keyword: string]: unknown };
+interface Ref {
+  $ref: string;
+}
+interface MediaType {
+  schema: Schema;
+  example?: unknown;
+  examples?: Record<string, { value: unknown }>;
+}
+interface Header {
+  required?: boolean;
+  schema: Schema;
+}
+interface Response {
+  description: string;
+  headers?: Record<string, Header | Ref>;
+  content?: Record<string, MediaType>;
+}
+interface Operation {
+  operationId: string;
+  security?: unknown[];
+  requestBody?: { content: Record<string, MediaType> };
+  responses: Record<string, Response | Ref>;
+}
+interface Document {
+  openapi: string;
+  paths: Record<string, Record<string, unknown>>;
+  components: { schemas: Record<string, Schema> };
+}
+
+const SUBMIT = '/api/v1/developer/reports/financial';
+const REPORT = '/api/v1/developer/reports/{report_id}';
+const TASK = '/api/v1/developer/tasks/{task_id}';
+const ANALYSIS = '/api/v1/developer/reports/{report_id}/analysis';
+const ITEM = '/api/v1/developer/reports/{report_id}/analysis/{slug}';
+const CATALOGUE = '/api/v1/developer/catalogue';
+const AI_REPORT = '/api/v1/developer/reports/{report_id}/ai-analysis';
+const AI_ITEM = '/api/v1/developer/reports/{report_id}/analysis/{slug}/ai-analysis';
+const SHARED = '/api/v1/shared/reports/{share_token}';
+const HEALTH = '/healthz';
+const OPENAPI = '/api/v1/openapi.json';
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const doc = loadOpenApiDocument() as unknown as Document;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Follows a local `#/...` JSON pointer. */
+function resolvePointer(ref: string): unknown {
+  if (!ref.startsWith('#/')) throw new Error(`only local refs are used: ${ref}`);
+  return ref
+    .slice(2)
+    .split('/')
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), doc);
+}
+
+/** An OpenAPI object that may be a `$ref` (responses, headers), resolved. */
+function deref<T>(node: T | Ref): T {
+  let current: unknown = node;
+  while (isObject(current) && typeof current.$ref === 'string') current = resolvePointer(current.$ref);
+  if (current === undefined) throw new Error(`unresolved ref ${JSON.stringify(node)}`);
+  return current as T;
+}
+
+function operations(): Array<{ path: string; method: string; operation: Operation }> {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => method in item).map((method) => ({
+      path,
+      method,
+      operation: item[method] as Operation,
+    })),
+  );
+}
+
+function operation(method: string, path: string): Operation {
+  const found = doc.paths[path]?.[method];
+  if (!found) throw new Error(`${method.toUpperCase()} ${path} is not in the document`);
+  return found as Operation;
+}
+
+// ---- Schemas, compiled with Ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1) ---------------------------
+
+const SCHEMAS_ID = 'https://openapi.test/components.json';
+
+/** Copies a schema, pointing `#/components/schemas/X` at the schema resource that holds the components. */
+function rewriteRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(rewriteRefs);
+  if (!isObject(node)) return node;
+  return Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')
+        ? `${SCHEMAS_ID}#/$defs/${value.slice('#/components/schemas/'.length)}`
+        : rewriteRefs(value),
+    ]),
+  );
+}
+
+/**
+ * The document leaves response objects open (clients must ignore new fields, docs/api-behaviour.md), but a
+ * field the service sends and the document does not name is drift: the tests close every object schema that
+ * lists properties. `contains` and `allOf` fragments constrain part of an object and stay open.
+ */
+function closeObjects(schema: unknown): void {
+  if (!isObject(schema)) return;
+  if (isObject(schema.properties)) {
+    schema.additionalProperties ??= false;
+    for (const property of Object.values(schema.properties)) closeObjects(property);
+  }
+  closeObjects(schema.items);
+  for (const member of [schema.oneOf, schema.anyOf]) if (Array.isArray(member)) member.forEach(closeObjects);
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: true, allowUnionTypes: true });
+// ajv-formats is CommonJS: under nodenext its default export is reached through `.default`.
+ajvFormats.default(ajv);
+// An OpenAPI annotation: oneOf does the validating.
+ajv.addKeyword('discriminator');
+const components = rewriteRefs(doc.components.schemas) as Record<string, Schema>;
+for (const schema of Object.values(components)) closeObjects(schema);
+ajv.addSchema({ $id: SCHEMAS_ID, $defs: components });
+
+const compiled = new WeakMap<object, ValidateFunction>();
+function validator(schema: Schema): ValidateFunction {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(rewriteRefs(schema) as Schema);
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+function schemaErrors(schema: Schema, value: unknown): string | null {
+  const validate = validator(schema);
+  if (validate(value)) return null;
+  return (validate.errors ?? [])
+    .map((error) => `${error.instancePath || '/'} ${error.message} ${JSON.stringify(error.params)}`)
+    .join('\n');
+}
+
+const submissionSchema = () => operation('post', SUBMIT).requestBody!.content['application/json']!.schema;
+
+function expectValidRequest(body: unknown): void {
+  expect(schemaErrors(submissionSchema(), body)).toBeNull();
+}
+
+function expectInvalidRequest(body: unknown): void {
+  expect(schemaErrors(submissionSchema(), body), 'the request schema rejects this body').not.toBeNull();
+}
+
+// ---- Responses --------------------------------------------------------------------------------------------
+
+/** Every (operation, status) a test has seen, to prove each documented response is really produced. */
+const seen = new Set<string>();
+
+function mediaType(contentType: string | null): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+/** Asserts the response is documented for the operation, and matches its content type, headers and body. */
+function expectDocumented(method: string, path: string, response: ApiResponse): void {
+  const where = `${method.toUpperCase()} ${path} → ${response.status} ${response.text.slice(0, 300)}`;
+  const documented = operation(method, path).responses[String(response.status)];
+  expect(documented, `undocumented response: ${where}`).toBeDefined();
+  seen.add(`${method} ${path} ${response.status}`);
+  const spec = deref(documented!);
+  for (const [name, headerOrRef] of Object.entries(spec.headers ?? {})) {
+    const header = deref(headerOrRef);
+    const value = response.headers.get(name);
+    if (header.required) expect(value, `header ${name}: ${where}`).not.toBeNull();
+    if (value !== null) expect(schemaErrors(header.schema, value), `header ${name}: ${where}`).toBeNull();
+  }
+  const content = spec.content ?? {};
+  if (Object.keys(content).length === 0) {
+    expect(response.text, where).toBe('');
+    return;
+  }
+  const type = mediaType(response.headers.get('content-type'));
+  expect(Object.keys(content), `content type ${type}: ${where}`).toContain(type);
+  expect(schemaErrors(content[type]!.schema, response.body), where).toBeNull();
+}
+
+// ---- The tests --------------------------------------------------------------------------------------------
+
+const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
+
+/** The request examples of the submission, by name. */
+function submissionExample(name: string): SubmissionBody {
+  const examples = operation('post', SUBMIT).requestBody!.content['application/json']!.examples!;
+  return structuredClone(examples[name]!.value) as SubmissionBody;
+}
+
+describe('the OpenAPI document', () => {
+  let service: TestService;
+  let key: string;
+  let accountId: string;
+  /** A finished report: its receipt. */
+  let done: { report_id: string; task_id: string };
+
+  const get = (path: string, init: { key?: string; headers?: Record<string, string> } = {}) =>
+    service.request(path, init);
+
+  beforeAll(async () => {
+    // A 1 MB limit keeps the 413 request small.
+    service = await startTestService('pglite', { bodyLimitBytes: 1024 * 1024 });
+    const email = `openapi-${Date.now()}@example.com`;
+    key = await service.newKey('test', email);
+    accountId = (await service.services.db.orm.em.fork().findOneOrFail(Account, { email })).id;
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('is served at /api/v1/openapi.json without a key, as schema/openapi.yaml parsed', async () => {
+    const response = await get(OPENAPI);
+    expectDocumented('get', OPENAPI, response);
+    expect(response.body).toEqual(doc);
+    // fetch adds `Cache-Control: no-cache` to a conditional request unless told otherwise; a browser revalidates so.
+    const again = await get(OPENAPI, {
+      headers: { 'If-None-Match': response.headers.get('etag')!, 'Cache-Control': 'max-age=0' },
+    });
+    expect(again.status).toBe(304);
+    expectDocumented('get', OPENAPI, again);
+  });
+
+  it('is OpenAPI 3.1 whose refs resolve, whose schemas compile and whose examples are valid', () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    const refs: string[] = [];
+    (function collect(node: unknown): void {
+      if (Array.isArray(node)) node.forEach(collect);
+      else if (isObject(node)) {
+        if (typeof node.$ref === 'string') refs.push(node.$ref);
+        Object.values(node).forEach(collect);
+      }
+    })(doc);
+    for (const ref of refs) expect(resolvePointer(ref), ref).toBeDefined();
+
+    let examples = 0;
+    const check = (schema: Schema, media: MediaType, where: string) => {
+      if (media.example !== undefined) {
+        examples++;
+        expect(schemaErrors(schema, media.example), where).toBeNull();
+      }
+      for (const [name, example] of Object.entries(media.examples ?? {})) {
+        examples++;
+        expect(schemaErrors(schema, example.value), `${where} ${name}`).toBeNull();
+      }
+    };
+    for (const { path, method, operation } of operations()) {
+      for (const [type, media] of Object.entries(operation.requestBody?.content ?? {}))
+        check(media.schema, media, `${method} ${path} request ${type}`);
+      for (const [status, response] of Object.entries(operation.responses)) {
+        for (const [type, media] of Object.entries(deref(response).content ?? {})) {
+          check(media.schema, media, `${method} ${path} ${status} ${type}`);
+        }
+      }
+    }
+    expect(examples).toBeGreaterThan(15);
+    for (const { path, method, operation } of operations()) {
+      for (const [status, response] of Object.entries(operation.responses))
+        expect(deref(response).headers, `${method} ${path} ${status}`).toHaveProperty('X-Request-Id');
+    }
+    // The examples themselves must also be what the service accepts.
+    expect(validateSubmission(submissionExample('small_enterprise')).ok).toBe(true);
+    expect(validateSubmission(submissionExample('partial_general_new')).ok).toBe(true);
+    expect(submissionExample('small_enterprise')).toEqual(fixture('small_enterprise-2y-no-cash-flow'));
+  });
+
+  it('states the limits and enums the code enforces', () => {
+    const s = doc.components.schemas;
+    const prop = (schema: string, name: string) => (s[schema]!.properties as Record<string, Schema>)[name]!;
+    expect(prop('Submission', 'years_data').maxItems).toBe(LIMITS.maxYears);
+    expect(s.Year).toMatchObject({ minimum: LIMITS.minYear, maximum: LIMITS.maxYear });
+    expect(prop('Submission', 'enterprise_name').maxLength).toBe(LIMITS.maxNameLength);
+    expect(s.ItemName!.maxLength).toBe(LIMITS.maxNameLength);
+    expect(s.InfoText!.maxLength).toBe(LIMITS.maxNameLength);
+    for (const sheet of ['IncomeSheet', 'BalanceSheet', 'CashFlowSheet'])
+      expect(prop(sheet, 'items').maxItems, sheet).toBe(LIMITS.maxItemsPerSheet);
+    const amount = `^-?\\d{1,${LIMITS.maxIntegerDigits}}(\\.\\d{1,${LIMITS.maxFractionDigits}})?$`;
+    expect(s.Amount!.pattern).toBe(amount);
+    expect(s.ComparativeAmount!.pattern).toBe(amount);
+
+    expect(s.AccountingStandard!.enum).toEqual([...ACCOUNTING_STANDARDS]);
+    expect(Object.keys((s.Sheet!.discriminator as { mapping: object }).mapping)).toEqual([...SHEET_TYPES]);
+    expect(prop('CatalogueLine', 'sheet').enum).toEqual([...SHEET_TYPES]);
+    expect(s.RiskLevel!.enum).toEqual([...RISK_LEVELS]);
+    expect(s.ReportStatus!.enum).toEqual([...REPORT_STATUSES]);
+    expect(prop('Task', 'status').enum).toEqual([...TASK_STATUSES]);
+    expect(prop('Task', 'step').enum).toEqual([...TASK_STEPS]);
+    expect(s.SectionId!.enum).toEqual(Object.keys(SECTIONS));
+    const kinds = new Set(analysisCatalogue().items.map((item) => item.kind));
+    expect(new Set(prop('CatalogueItem', 'kind').enum as string[])).toEqual(kinds);
+  });
+
+  it('agrees with the service validator on what a valid submission is', () => {
+    type Mutation = (body: SubmissionBody) => void;
+    const base = () => fixture('small_enterprise-2y-no-cash-flow');
+    const income = (body: SubmissionBody) => body.years_data[0]!.sheets[0]!;
+    const balance = (body: SubmissionBody) => body.years_data[0]!.sheets[1]!;
+    const firstItem = (body: SubmissionBody) => income(body).items[0]!;
+    const both: Array<[string, Mutation, boolean]> = [
+      ['as it is', () => {}, true],
+      ['no enterprise_name', (b) => delete b.enterprise_name, true],
+      ['null enterprise_name', (b) => Object.assign(b, { enterprise_name: null }), true],
+      ['null enterprise_info', (b) => Object.assign(b, { enterprise_info: null }), true],
+      ['no ai_auto_analysis', (b) => delete b.ai_auto_analysis, true],
+      ['null comparative amount', (b) => Object.assign(firstItem(b), { last_year_amount: null }), true],
+      ['no comparative amount', (b) => delete firstItem(b).last_year_amount, true],
+      ['negative amount', (b) => Object.assign(firstItem(b), { current_year_amount: '-0.5' }), true],
+      [
+        '18.6-digit amount',
+        (b) => Object.assign(firstItem(b), { current_year_amount: `${'9'.repeat(18)}.123456` }),
+        true,
+      ],
+      [
+        'a cash_flow sheet',
+        (b) =>
+          b.years_data[1]!.sheets.push({
+            sheet_type: 'cash_flow',
+            items: [{ item_name: 'sales_cash', current_year_amount: '1', last_year_amount: '2' }],
+          }),
+        true,
+      ],
+      ['an unknown item_name', (b) => Object.assign(firstItem(b), { item_name: 'mystery_line' }), true],
+      ['unknown standard', (b) => Object.assign(b, { accounting_standard: 'ifrs' }), false],
+      ['year as a string', (b) => Object.assign(b, { year_start: '2023' }), false],
+      ['year before 1950', (b) => Object.assign(b, { year_start: 1949 }), false],
+      ['unknown top-level field', (b) => Object.assign(b, { extra: 1 }), false],
+      ['unknown year field', (b) => Object.assign(b.years_data[0]!, { note: 'x' }), false],
+      ['unknown sheet field', (b) => Object.assign(income(b), { unit: 'yuan' }), false],
+      ['unknown item field', (b) => Object.assign(firstItem(b), { note: 'x' }), false],
+      ['balance field on an income item', (b) => Object.assign(firstItem(b), { ending_balance: '1' }), false],
+      [
+        'amount with separators',
+        (b) => Object.assign(firstItem(b), { current_year_amount: '1,234.00' }),
+        false,
+      ],
+      ['amount as a number', (b) => Object.assign(firstItem(b), { current_year_amount: 1234 }), false],
+      ['amount with a plus sign', (b) => Object.assign(firstItem(b), { current_year_amount: '+1' }), false],
+      ['amount with an exponent', (b) => Object.assign(firstItem(b), { current_year_amount: '1e5' }), false],
+      [
+        '19 integer digits',
+        (b) => Object.assign(firstItem(b), { current_year_amount: '9'.repeat(19) }),
+        false,
+      ],
+      ['7 fraction digits', (b) => Object.assign(firstItem(b), { current_year_amount: '1.1234567' }), false],
+      ['missing current amount', (b) => delete firstItem(b).current_year_amount, false],
+      ['missing ending balance', (b) => delete balance(b).items[0]!.ending_balance, false],
+      ['blank item_name', (b) => Object.assign(firstItem(b), { item_name: '  ' }), false],
+      ['no balance sheet', (b) => b.years_data[0]!.sheets.splice(1, 1), false],
+      ['two income sheets', (b) => b.years_data[0]!.sheets.push(structuredClone(income(b))), false],
+      ['unknown sheet_type', (b) => Object.assign(balance(b), { sheet_type: 'equity' }), false],
+      [
+        'too many items',
+        (b) => {
+          income(b).items = Array.from({ length: LIMITS.maxItemsPerSheet + 1 }, (_, i) => ({
+            item_name: `line_${i}`,
+            current_year_amount: '1',
+          }));
+        },
+        false,
+      ],
+      ['ai_auto_analysis 2', (b) => Object.assign(b, { ai_auto_analysis: 2 }), false],
+      ['ai_auto_analysis null', (b) => Object.assign(b, { ai_auto_analysis: null }), false],
+      ['is_sme "1"', (b) => Object.assign(b.enterprise_info as object, { is_sme: '1' }), false],
+      [
+        'unknown enterprise_info field',
+        (b) => Object.assign(b.enterprise_info as object, { ceo: 'x' }),
+        false,
+      ],
+    ];
+    // Rules across fields that JSON Schema cannot state: the document describes them, the service enforces them.
+    const serviceOnly: Array<[string, Mutation]> = [
+      ['year_end not after year_start', (b) => Object.assign(b, { year_start: 2024, year_end: 2024 })],
+      ['a year missing from the range', (b) => Object.assign(b, { year_end: 2025 })],
+      ['a duplicate item_name', (b) => Object.assign(income(b).items[1]!, { item_name: 'revenue' })],
+    ];
+    for (const [name, mutate, valid] of both) {
+      const body = base();
+      mutate(body);
+      expect(validateSubmission(body).ok, `service: ${name}`).toBe(valid);
+      expect(schemaErrors(submissionSchema(), body) === null, `document: ${name}`).toBe(valid);
+    }
+    for (const body of [[], 'report', 42, null]) {
+      expect(validateSubmission(body).ok).toBe(false);
+      expect(schemaErrors(submissionSchema(), body)).not.toBeNull();
+    }
+    for (const [name, mutate] of serviceOnly) {
+      const body = base();
+      mutate(body);
+      expect(validateSubmission(body).ok, `service: ${name}`).toBe(false);
+      expect(schemaErrors(submissionSchema(), body), `document: ${name}`).toBeNull();
+    }
+  });
+
+  it('lists exactly the routes the app serves under /api/v1', async () => {
+    // Parameter names differ (`:reportId` in the router, the spec's `{report_id}` here): compare shapes.
+    const shape = (path: string) => path.replace(/:\w+|\{\w+\}/g, '{}');
+    const routed = [...developerRoutes(service.services).stack, ...docsRouter().stack]
+      .filter((layer) => typeof layer.path === 'string' && layer.path.startsWith('/api/v1'))
+      .flatMap((layer) =>
+        layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${shape(layer.path as string)}`),
+      );
+    const documented = operations().filter(({ path }) => path.startsWith('/api/v1'));
+    expect(routed.length).toBeGreaterThan(0);
+    expect(documented.map(({ method, path }) => `${method.toUpperCase()} ${shape(path)}`)).toEqual(
+      expect.arrayContaining(routed),
+    );
+    // The other way round, including routes outside those two routers (the web app's share endpoint): the
+    // app answers every documented operation with something other than "no such endpoint".
+    for (const { method, path } of documented) {
+      const url = path.replace(/\{\w+\}/g, 'x');
+      const response = await service.request(url, { method: method.toUpperCase(), key });
+      expect(response.body?.code, `${method.toUpperCase()} ${path}`).not.toBe('route_not_found');
+    }
+    for (const { path, operation } of operations()) {
+      // The developer API needs the key; the other endpoints say they do not.
+      expect(operation.security, path).toEqual(path.startsWith('/api/v1/developer') ? undefined : []);
+    }
+  });
+
+  it('describes the flow: submission, report, task, analysis list and item, catalogue, health', async () => {
+    const bodies = [...FIXTURES.map((name) => fixture(name)), submissionExample('partial_general_new')];
+    const receipts: Array<{ report_id: string; task_id: string }> = [];
+    for (const body of bodies) {
+      expectValidRequest(body);
+      const response = await service.request(SUBMIT, { method: 'POST', key, body });
+      expectDocumented('post', SUBMIT, response);
+      expect(response.status).toBe(202);
+      expect(response.headers.get('location')).toBe(`/api/v1/developer/reports/${response.body.report_id}`);
+      receipts.push(response.body);
+    }
+    // The error tests below read this report: set before anything else here can fail.
+    done = receipts[0]!;
+    for (const receipt of receipts) {
+      const report = await waitForReport(service, key, receipt.report_id);
+      expectDocumented('get', REPORT, report);
+      expect(report.body.status).toBe('success');
+      expectDocumented('get', TASK, await get(`/api/v1/developer/tasks/${receipt.task_id}`, { key }));
+      const list = await get(`/api/v1/developer/reports/${receipt.report_id}/analysis`, { key });
+      expectDocumented('get', ANALYSIS, list);
+      expect(list.status).toBe(200);
+    }
+    for (const slug of ['core_risk_insight', 'revenue', 'balance_sheet']) {
+      const item = await get(`/api/v1/developer/reports/${done.report_id}/analysis/${slug}`, { key });
+      expectDocumented('get', ITEM, item);
+      expect(item.status).toBe(200);
+    }
+    // general_old-5y-ai asked for AI text (ai_content: a string once the AI step writes it).
+    expectDocumented(
+      'get',
+      ITEM,
+      await get(`/api/v1/developer/reports/${receipts[2]!.report_id}/analysis/revenue`, { key }),
+    );
+
+    const share = (await get(`/api/v1/developer/reports/${done.report_id}`, { key })).body.share;
+    const shared = await get(`/api/v1/shared/reports/${share.share_token}`);
+    expectDocumented('get', SHARED, shared);
+    expect(shared.status).toBe(200);
+
+    const aiItem = await service.request(
+      `/api/v1/developer/reports/${done.report_id}/analysis/revenue/ai-analysis`,
+      {
+        method: 'POST',
+        key,
+      },
+    );
+    expectDocumented('post', AI_ITEM, aiItem);
+    expect(aiItem.body.ai_content).toEqual(expect.any(String));
+    const aiReport = await service.request(`/api/v1/developer/reports/${done.report_id}/ai-analysis`, {
+      method: 'POST',
+      key,
+    });
+    expectDocumented('post', AI_REPORT, aiReport);
+    expect(aiReport.status).toBe(200);
+    // The report now counts the AI runs: ai_usage is an object.
+    const used = await get(`/api/v1/developer/reports/${done.report_id}`, { key });
+    expectDocumented('get', REPORT, used);
+    expect(used.body.ai_usage).toEqual(expect.any(Object));
+
+    expectDocumented('get', CATALOGUE, await get(CATALOGUE, { key }));
+    const health = await get(HEALTH, { headers: { 'X-Request-Id': 'trace-me' } });
+    expectDocumented('get', HEALTH, health);
+    expect(health.headers.get('x-request-id')).toBe('trace-me');
+  });
+
+  it('describes the states before success: a pending and a failed report', async () => {
+    const pending = await insertReport(service.services, accountId, { status: 'pending' });
+    const failed = await insertReport(service.services, accountId, {
+      status: 'failed',
+      errorMessage: 'The analysis job did not finish after all its attempts.',
+    });
+    for (const { reportId, taskId } of [pending, failed]) {
+      expectDocumented('get', REPORT, await get(`/api/v1/developer/reports/${reportId}`, { key }));
+      expectDocumented('get', TASK, await get(`/api/v1/developer/tasks/${taskId}`, { key }));
+      const list = await get(`/api/v1/developer/reports/${reportId}/analysis`, { key });
+      expectDocumented('get', ANALYSIS, list);
+      expect(list.status).toBe(409);
+      const item = await get(`/api/v1/developer/reports/${reportId}/analysis/revenue`, { key });
+      expectDocumented('get', ITEM, item);
+      expect(item.status).toBe(409);
+      for (const [path, url] of [
+        [AI_REPORT, `/api/v1/developer/reports/${reportId}/ai-analysis`],
+        [AI_ITEM, `/api/v1/developer/reports/${reportId}/analysis/revenue/ai-analysis`],
+      ] as const) {
+        const response = await service.request(url, { method: 'POST', key });
+        expectDocumented('post', path, response);
+        expect(response.status).toBe(409);
+      }
+    }
+  });
+
+  it('describes every client error', async () => {
+    const expectStatus = (response: ApiResponse, status: number) => expect(response.status).toBe(status);
+    // 401: every developer endpoint, without a key and with a malformed one.
+    const developer: Array<[string, string, string]> = [
+      ['post', SUBMIT, SUBMIT],
+      ['get', REPORT, `/api/v1/developer/reports/${UNKNOWN_ID}`],
+      ['get', TASK, `/api/v1/developer/tasks/${UNKNOWN_ID}`],
+      ['get', ANALYSIS, `/api/v1/developer/reports/${UNKNOWN_ID}/analysis`],
+      ['get', ITEM, `/api/v1/developer/reports/${UNKNOWN_ID}/analysis/revenue`],
+      ['post', AI_REPORT, `/api/v1/developer/reports/${UNKNOWN_ID}/ai-analysis`],
+      ['post', AI_ITEM, `/api/v1/developer/reports/${UNKNOWN_ID}/analysis/revenue/ai-analysis`],
+      ['get', CATALOGUE, CATALOGUE],
+    ];
+    for (const [method, path, url] of developer) {
+      for (const badKey of [undefined, 'ek_test_not-a-key']) {
+        const body = path === SUBMIT ? fixture('general_new-3y') : undefined;
+        const response = await service.request(url, { method: method.toUpperCase(), key: badKey, body });
+        expectDocumented(method, path, response);
+        expectStatus(response, 401);
+      }
+    }
+    // 404: unknown and malformed ids, an unknown slug.
+    for (const [method, path, url] of [
+      ['post', AI_REPORT, `/api/v1/developer/reports/${UNKNOWN_ID}/ai-analysis`],
+      ['post', AI_ITEM, `/api/v1/developer/reports/${UNKNOWN_ID}/analysis/revenue/ai-analysis`],
+      ['post', AI_ITEM, `/api/v1/developer/reports/${done.report_id}/analysis/no_such_slug/ai-analysis`],
+      ['get', SHARED, `/api/v1/shared/reports/${'x'.repeat(43)}`],
+      ['get', REPORT, `/api/v1/developer/reports/${UNKNOWN_ID}`],
+      ['get', REPORT, '/api/v1/developer/reports/not-a-uuid'],
+      ['get', TASK, `/api/v1/developer/tasks/${UNKNOWN_ID}`],
+      ['get', ANALYSIS, `/api/v1/developer/reports/${UNKNOWN_ID}/analysis`],
+      ['get', ITEM, `/api/v1/developer/reports/${UNKNOWN_ID}/analysis/revenue`],
+      ['get', ITEM, `/api/v1/developer/reports/${done.report_id}/analysis/no_such_slug`],
+    ] as const) {
+      const response = await service.request(url, { method: method.toUpperCase(), key });
+      expectDocumented(method, path, response);
+      expectStatus(response, 404);
+    }
+    // 400, 413, 415, 422 on submission; the bodies are not valid requests either.
+    const malformed = '{"accounting_standard": ';
+    const tooLarge = { ...fixture('general_new-3y'), padding: 'x'.repeat(1024 * 1024 + 10) };
+    expectInvalidRequest(tooLarge);
+    const invalid = fixture('general_new-3y');
+    invalid.accounting_standard = 'ifrs';
+    invalid.years_data[1]!.sheets[0]!.items[3]!.current_year_amount = '1,234.00';
+    expectInvalidRequest(invalid);
+    const cases: Array<[number, Parameters<TestService['request']>[1]]> = [
+      [400, { method: 'POST', key, body: malformed }],
+      [413, { method: 'POST', key, body: tooLarge }],
+      [
+        415,
+        {
+          method: 'POST',
+          key,
+          body: 'accounting_standard=general_new',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        },
+      ],
+      [422, { method: 'POST', key, body: invalid }],
+      [422, { method: 'POST', key, body: '[]' }],
+    ];
+    for (const [status, init] of cases) {
+      const response = await service.request(SUBMIT, init);
+      expectDocumented('post', SUBMIT, response);
+      expectStatus(response, status);
+    }
+  });
+
+  it('describes the server errors: 500 on every API endpoint, 503 from /healthz', async () => {
+    const em = service.services.db.orm.em;
+    const developer: Array<[string, string, string]> = [
+      ['post', SUBMIT, SUBMIT],
+      ['get', REPORT, `/api/v1/developer/reports/${done.report_id}`],
+      ['get', TASK, `/api/v1/developer/tasks/${done.task_id}`],
+      ['get', ANALYSIS, `/api/v1/developer/reports/${done.report_id}/analysis`],
+      ['get', ITEM, `/api/v1/developer/reports/${done.report_id}/analysis/revenue`],
+      ['post', AI_REPORT, `/api/v1/developer/reports/${done.report_id}/ai-analysis`],
+      ['post', AI_ITEM, `/api/v1/developer/reports/${done.report_id}/analysis/revenue/ai-analysis`],
+      ['get', CATALOGUE, CATALOGUE],
+    ];
+    const share = (await get(`/api/v1/developer/reports/${done.report_id}`, { key })).body.share;
+    // The share endpoint has no key: its first database access is the one to fail.
+    developer.push(['get', SHARED, `/api/v1/shared/reports/${share.share_token}`]);
+    // Every request starts by forking the entity manager (to authenticate, or to find the shared report): a
+    // fault there is an unexpected error.
+    const fork = vi.spyOn(em, 'fork');
+    try {
+      for (const [method, path, url] of developer) {
+        fork.mockImplementationOnce(() => {
+          throw new Error('injected fault');
+        });
+        const body = path === SUBMIT ? fixture('small_enterprise-2y-no-cash-flow') : undefined;
+        const response = await service.request(url, { method: method.toUpperCase(), key, body });
+        expectDocumented(method, path, response);
+        expect(response.status).toBe(500);
+      }
+      fork.mockImplementationOnce(
+        () =>
+          ({
+            getConnection: () => ({
+              execute: async () => {
+                throw new Error('injected: database unreachable');
+              },
+            }),
+          }) as unknown as ReturnType<typeof em.fork>,
+      );
+      const health = await get(HEALTH);
+      expectDocumented('get', HEALTH, health);
+      expect(health.status).toBe(503);
+    } finally {
+      fork.mockRestore();
+    }
+    expect((await get(HEALTH)).status).toBe(200);
+  });
+
+  it('is rendered at /docs by Swagger UI served from this server, without a key', async () => {
+    const page = await get('/docs');
+    expect(page.status).toBe(200);
+    expect(mediaType(page.headers.get('content-type'))).toBe('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const urls = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+    expect(urls.length).toBeGreaterThanOrEqual(3);
+    for (const url of urls) {
+      // Same-origin paths only: no CDN, no protocol-relative URL.
+      expect(url, url).toMatch(/^\/(?!\/)/);
+      const asset = await get(url);
+      expect(asset.status, url).toBe(200);
+      if (url.includes('/assets/')) expect(asset.headers.get('cache-control'), url).toContain('immutable');
+      if (url.endsWith('.js'))
+        expect(mediaType(asset.headers.get('content-type')), url).toMatch(/javascript/);
+      if (url.endsWith('.css')) expect(mediaType(asset.headers.get('content-type')), url).toBe('text/css');
+      if (url.endsWith('swagger-initializer.js')) {
+        expect(asset.text).toContain(`"url":"${OPENAPI}"`);
+        expect(asset.text).toContain('"validatorUrl":null');
+      }
+    }
+    const version = urls.find((url) => url.includes('/assets/'))!.split('/')[3];
+    for (const missing of [
+      `/docs/assets/${version}/package.json`,
+      `/docs/assets/${version}/..%2Fpackage.json`,
+      '/docs/assets/0.0.0/swagger-ui.css',
+    ]) {
+      const response = await get(missing);
+      expect(response.status, missing).toBe(404);
+      expect(mediaType(response.headers.get('content-type'))).toBe('application/problem+json');
+    }
+  });
+
+  it('has every documented response produced by the tests above', () => {
+    const documented = operations().flatMap(({ path, method, operation }) =>
+      Object.keys(operation.responses).map((status) => `${method} ${path} ${status}`),
+    );
+    expect(documented.filter((response) => !seen.has(response))).toEqual([]);
+  });
+});
