@@ -1,10 +1,140 @@
 /**
- * The web app (Vite build of web/): the public share page and the console, plus the public read-only share
- * endpoint they use. (Placeholder until the app lands.)
+ * The web app and what it reads without a key:
+ * - GET /api/v1/shared/reports/:token — the public, read-only share endpoint (one report's content only);
+ * - /assets/* — the Vite build's content-hashed files, cached for a year (precompressed .br/.gz when accepted);
+ * - the SPA's routes (/, /shared/reports/:token, /console…) answered with index.html, never cached. A share
+ *   link that cannot be opened (unknown, private, expired) gets index.html with status 404, and the SPA shows
+ *   its not-found view; other unknown paths a browser navigates to get the same 404 page.
+ * API paths (/api, /graphql, /docs, /healthz) are never answered here: they fall through to the JSON 404.
  */
-import type { Middleware } from 'koa';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { Router } from '@koa/router';
+import { send } from '@koa/send';
+import type { Context, Middleware, Next } from 'koa';
+import { AppError, NotFoundError } from '../errors.ts';
+import { presentSharedReport } from '../presenters/sharePresenter.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { findSharedReport, getSharedReport } from '../services/sharing.ts';
 
-export function webRoutes(_services: ServiceContext): Middleware {
-  return async (_ctx, next) => next();
+/** Where `vite build` writes the app (vite.config.ts). */
+export const WEB_DIST = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const RESERVED = /^\/(api|graphql|docs|healthz|assets)(\/|$)/;
+/**
+ * Only same-origin scripts, styles, data and XHR: the page loads nothing from the internet. Inline style
+ * attributes are allowed because Vue bindings and ECharts set element styles.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const gzipAsync = promisify(gzip);
+
+class WebAppNotBuiltError extends AppError {
+  constructor() {
+    super(
+      'web_app_not_built',
+      503,
+      'Service unavailable',
+      'The web app has not been built. Run `npm run build:web` (npm ci runs it too).',
+    );
+  }
+}
+
+/** JSON, gzip-compressed when the client accepts it (a report is ~100–200 kB of JSON, ~10× smaller gzipped). */
+async function sendJson(ctx: Context, body: unknown): Promise<void> {
+  const json = JSON.stringify(body);
+  ctx.vary('Accept-Encoding');
+  ctx.type = 'application/json';
+  if (json.length >= 1024 && ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = await gzipAsync(json);
+  } else {
+    ctx.body = json;
+  }
+}
+
+async function sendIndex(ctx: Context, status: 200 | 404): Promise<void> {
+  let html: string;
+  try {
+    html = await readFile(`${WEB_DIST}index.html`, 'utf8');
+  } catch {
+    throw new WebAppNotBuiltError();
+  }
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Robots-Tag', 'noindex, nofollow');
+  ctx.body = html;
+}
+
+/** A file of the build, or next() when there is none (a missing asset is a 404, never the SPA). */
+async function sendStatic(ctx: Context, next: Next, cacheControl: string): Promise<void> {
+  ctx.vary('Accept-Encoding');
+  ctx.set('Cache-Control', cacheControl);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  try {
+    if (await send(ctx, ctx.path, { root: WEB_DIST, index: false, hidden: false })) return;
+  } catch (error) {
+    const status = (error as { status?: number }).status;
+    if (status !== 404 && status !== 400 && status !== 403) throw error;
+  }
+  ctx.remove('Cache-Control');
+  ctx.remove('Content-Encoding');
+  await next();
+}
+
+export function webRoutes(services: ServiceContext): Middleware {
+  const api = new Router({ prefix: '/api/v1/shared' });
+  api.get('/reports/:token', async (ctx) => {
+    // Set first so that the 404 problem document is not cached either: a link made public again must work.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('X-Robots-Tag', 'noindex, nofollow');
+    await sendJson(ctx, presentSharedReport(await getSharedReport(services, ctx.params.token!)));
+  });
+  const apiRoutes = api.routes() as Middleware;
+
+  async function spa(ctx: Context, next: Next): Promise<void> {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
+    const path = ctx.path;
+    if (path.startsWith('/assets/')) return sendStatic(ctx, next, IMMUTABLE);
+    if (RESERVED.test(path)) return next();
+
+    if (path === '/' || path === '/console' || path.startsWith('/console/')) return sendIndex(ctx, 200);
+    const share = /^\/shared\/reports\/([^/]+)$/.exec(path);
+    if (share) {
+      try {
+        await findSharedReport(services, decodeURIComponent(share[1]!));
+        return sendIndex(ctx, 200);
+      } catch (error) {
+        if (error instanceof NotFoundError || error instanceof URIError) return sendIndex(ctx, 404);
+        throw error;
+      }
+    }
+    // Files at the top of the build (public/), if any.
+    if (/^\/[^/]+\.[A-Za-z0-9]+$/.test(path) && path !== '/index.html') {
+      return sendStatic(ctx, next, 'public, max-age=3600');
+    }
+    // Any other page a browser navigates to: the SPA's not-found view, with a real 404.
+    if (ctx.accepts('json', 'html') === 'html') return sendIndex(ctx, 404);
+    return next();
+  }
+
+  return (ctx, next) => apiRoutes(ctx, () => spa(ctx, next));
 }

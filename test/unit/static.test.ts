@@ -29,6 +29,13 @@ describe('static checks', () => {
     expect(code).toBe(0);
   });
 
+  it('type-checks the web app (vue-tsc, strict)', async () => {
+    // web/ is built by Vite (bundler resolution, DOM, .vue files): its own tsconfig, checked by vue-tsc.
+    const { code, output } = await run('.bin/vue-tsc', ['-p', 'web/tsconfig.json']);
+    expect(output.trim(), output).toBe('');
+    expect(code).toBe(0);
+  });
+
   it('passes the formatter and linter (Biome)', async () => {
     const { code, output } = await run('.bin/biome', ['check', '--error-on-warnings', '.']);
     expect(code, output).toBe(0);

@@ -1,0 +1,259 @@
+/**
+ * The share page in a real browser: Debian's Chromium driven by playwright-core (never a downloaded browser)
+ * against the real server. Opens a share link on a desktop and on a 375 px phone, checks the enterprise
+ * name, every section, every chart's canvas (drawn, not blank), risks and AI text, that nothing is fetched
+ * from the internet, printing, and the 404 view. Screenshots land in test/artifacts/ (git-ignored).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnalysisResult } from '../../server/db/entities/analysisResult.entity.ts';
+import { Report } from '../../server/db/entities/report.entity.ts';
+import type { SharedReport } from '../../web/src/api/types.ts';
+import { chartForItem } from '../../web/src/charts/registry.ts';
+import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
+const SECTION_LABELS = [
+  '核心风险洞察',
+  '企业概况',
+  '利润表分析',
+  '资产负债表分析',
+  '现金流量表分析',
+  '综合经营分析',
+  '数据核对',
+];
+const AI_TEXT =
+  '营业收入连续四年增长，2024年增速放缓至2.33%。\n管理费用增幅明显高于收入增幅，建议关注费用管控。';
+
+const DESKTOP: BrowserContextOptions = { viewport: { width: 1366, height: 900 }, deviceScaleFactor: 1 };
+const PHONE: BrowserContextOptions = {
+  viewport: { width: 375, height: 812 },
+  deviceScaleFactor: 1,
+  isMobile: true,
+  hasTouch: true,
+};
+
+interface Visit {
+  page: Page;
+  status: number;
+  requests: string[];
+  problems: string[];
+}
+
+describe('share page in Chromium', () => {
+  let service: TestService;
+  let browser: Browser;
+  let token: string;
+  let reportId: string;
+  let report: SharedReport;
+
+  async function visit(path: string, options: BrowserContextOptions): Promise<Visit> {
+    const context = await browser.newContext(options);
+    const page = await context.newPage();
+    const requests: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    const response = await page.goto(`${service.url}${path}`, { waitUntil: 'networkidle' });
+    return { page, status: response?.status() ?? 0, requests, problems };
+  }
+
+  /** Every chart on the page: its item, canvas size and how many of its pixels are painted. */
+  const charts = (page: Page) =>
+    page.$$eval('.chart', (elements) =>
+      elements.map((element) => {
+        const canvas = element.querySelector('canvas');
+        const slug = element.closest('[data-slug]')?.getAttribute('data-slug') ?? '';
+        if (!canvas) return { slug, width: 0, height: 0, painted: 0 };
+        const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let painted = 0;
+        for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;
+        return { slug, width: canvas.width, height: canvas.height, painted };
+      }),
+    );
+
+  async function expectFullReport({ page, status, requests, problems }: Visit) {
+    expect(status).toBe(200);
+    await page.waitForSelector('[data-testid=enterprise-name]');
+    expect(await page.textContent('[data-testid=enterprise-name]')).toBe(report.name);
+    expect(await page.title()).toBe(`${report.name} · 财务分析报告`);
+    expect(await page.$$eval('.report-section > h2', (hs) => hs.map((h) => h.textContent?.trim()))).toEqual(
+      SECTION_LABELS,
+    );
+    for (const item of report.items) {
+      if (item.section === 'core_risk') continue;
+      expect(await page.$(`#item-${item.slug}`), item.slug).not.toBeNull();
+    }
+
+    // Core risk insight: counts per level, groups by level, each risk naming its module.
+    const counts = await page.$$eval('.risk-count .risk-count-n', (ns) =>
+      ns.map((n) => Number(n.textContent)),
+    );
+    expect(counts).toEqual([2, 1, 2, 5]);
+    expect(await page.$$eval('.risk-group', (gs) => gs.map((g) => g.getAttribute('data-level')))).toEqual([
+      'danger',
+      'warning',
+      'info',
+    ]);
+    expect(await page.textContent('.risk-group--danger')).toContain('利润表数据核对');
+
+    // Charts: exactly the items that have one, each canvas drawn.
+    await page.waitForTimeout(700); // chart animations (400 ms)
+    const expected = report.items.filter((item) => chartForItem(item)).map((item) => item.slug);
+    const drawn = await charts(page);
+    expect(drawn.map((chart) => chart.slug)).toEqual(expected);
+    for (const chart of drawn) {
+      expect(chart.width, chart.slug).toBeGreaterThan(100);
+      expect(chart.height, chart.slug).toBeGreaterThan(100);
+      expect(chart.painted, chart.slug).toBeGreaterThan(500);
+    }
+
+    // Indicators with units, risks coloured by level, mismatches as a table, AI text where there is some.
+    const revenue = await page.textContent('#item-revenue table');
+    expect(revenue).toContain('营业收入万元');
+    expect(revenue).toContain('11,715.65');
+    expect(await page.textContent('#item-revenue .ai')).toContain('管理费用增幅明显高于收入增幅');
+    expect(await page.textContent('#item-income_statement table[data-list=mismatches]')).toContain(
+      '营业收入',
+    );
+    const danger = await page.$eval(
+      '#item-income_statement .risk--danger',
+      (e) => getComputedStyle(e).backgroundColor,
+    );
+    const info = await page.$eval(
+      '#item-eps_fluctuations .risk--info',
+      (e) => getComputedStyle(e).backgroundColor,
+    );
+    expect(danger).not.toBe(info);
+
+    // Nothing from the internet, no errors, nothing wider than the screen.
+    for (const url of requests)
+      expect(url.startsWith(service.url) || url.startsWith('data:'), url).toBe(true);
+    expect(problems).toEqual([]);
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+    ).toBeLessThanOrEqual(0);
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (.ci/run does).`,
+      );
+    }
+    mkdirSync(ARTIFACTS, { recursive: true });
+    service = await startTestService('postgres');
+    const key = await service.newKey('test');
+    const submitted = await service.request('/api/v1/developer/reports/financial', {
+      method: 'POST',
+      key,
+      body: fixture('general_new-4y-inconsistent'),
+    });
+    reportId = submitted.body.report_id;
+    token = (await waitForReport(service, key, reportId)).body.share.share_token;
+    const em = service.services.db.orm.em.fork();
+    for (const slug of ['core_risk_insight', 'revenue']) {
+      await em.nativeUpdate(AnalysisResult, { report: reportId, slug }, { aiContent: AI_TEXT });
+    }
+    report = (await service.request(`/api/v1/shared/reports/${token}`)).body;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  it('shows the whole report on a desktop', async () => {
+    const visit1 = await visit(`/shared/reports/${token}`, DESKTOP);
+    await expectFullReport(visit1);
+    const { page } = visit1;
+    // The section nav is a sidebar here: always open.
+    expect(await page.isVisible('.section-nav-list')).toBe(true);
+    expect(await page.isVisible('.section-nav-toggle')).toBe(false);
+    await page.screenshot({ path: `${ARTIFACTS}share-desktop-top.png` });
+    await page.screenshot({ path: `${ARTIFACTS}share-desktop.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it('reads on a 375 px phone, with a collapsing section nav', async () => {
+    const visit2 = await visit(`/shared/reports/${token}`, PHONE);
+    await expectFullReport(visit2);
+    const { page } = visit2;
+    expect(await page.isVisible('.section-nav-toggle')).toBe(true);
+    expect(await page.isVisible('.section-nav-list')).toBe(false);
+    await page.screenshot({ path: `${ARTIFACTS}share-mobile-top.png` });
+    await page.tap('.section-nav-toggle');
+    expect(await page.isVisible('.section-nav-list')).toBe(true);
+    await page.screenshot({ path: `${ARTIFACTS}share-mobile-nav.png` });
+    await page.tap('.section-nav-list >> text=数据核对');
+    expect(await page.isVisible('.section-nav-list')).toBe(false);
+    await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 5000 }).toBeGreaterThan(5000);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: `${ARTIFACTS}share-mobile.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it('prints without navigation, keeping cards whole and charts drawn', async () => {
+    const { page } = await visit(`/shared/reports/${token}`, DESKTOP);
+    await page.waitForSelector('[data-testid=enterprise-name]');
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.isVisible('.section-nav')).toBe(false);
+    expect(await page.isVisible('.print-button')).toBe(false);
+    expect(await page.$eval('#item-revenue', (e) => getComputedStyle(e).breakInside)).toBe('avoid');
+    expect(await page.isVisible('#item-revenue canvas')).toBe(true);
+    // Folded table rows are printed too.
+    expect(
+      await page.$eval('#item-distress_signals tbody tr:last-child', (e) => getComputedStyle(e).display),
+    ).toBe('table-row');
+    await page.screenshot({ path: `${ARTIFACTS}share-print.png` });
+    await page.pdf({ path: `${ARTIFACTS}share.pdf`, format: 'A4', printBackground: true });
+    await page.context().close();
+  });
+
+  it('answers an unknown, private or expired link with 404 and the not-found view', async () => {
+    const unknown = await visit(`/shared/reports/${'x'.repeat(43)}`, PHONE);
+    expect(unknown.status).toBe(404);
+    await unknown.page.waitForSelector('[data-testid=not-found]');
+    expect(await unknown.page.textContent('h1')).toBe('报告不存在或链接已失效');
+    await unknown.page.screenshot({ path: `${ARTIFACTS}share-not-found.png` });
+    await unknown.page.context().close();
+
+    const em = service.services.db.orm.em.fork();
+    try {
+      for (const change of [
+        { shareIsPublic: false },
+        { shareIsPublic: true, shareExpiresAt: new Date(Date.now() - 1) },
+      ]) {
+        await em.nativeUpdate(Report, { id: reportId }, change);
+        const { page, status } = await visit(`/shared/reports/${token}`, DESKTOP);
+        expect(status).toBe(404);
+        await page.waitForSelector('[data-testid=not-found]');
+        expect(await page.$('[data-testid=enterprise-name]')).toBeNull();
+        await page.context().close();
+      }
+    } finally {
+      await em.nativeUpdate(Report, { id: reportId }, { shareIsPublic: true, shareExpiresAt: null });
+    }
+
+    const console = await visit('/console', DESKTOP);
+    expect(console.status).toBe(200);
+    await console.page.waitForSelector('[data-testid=console-placeholder]');
+    expect(await console.page.textContent('[data-testid=console-placeholder]')).toContain('即将推出');
+    await console.page.context().close();
+  });
+});

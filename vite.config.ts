@@ -1,0 +1,68 @@
+/**
+ * Builds the web app (web/) into web/dist, served by the Koa server (server/rest/webRoutes.ts): index.html
+ * at the top, content-hashed JS and CSS under web/dist/assets. Every text asset also gets .gz and .br
+ * siblings, which the server sends to clients that accept them. `npm ci` runs this build (postinstall).
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import vue from '@vitejs/plugin-vue';
+import { defineConfig, type Plugin } from 'vite';
+
+const root = fileURLToPath(new URL('./web', import.meta.url));
+const outDir = join(root, 'dist');
+
+function* files(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* files(path);
+    else yield path;
+  }
+}
+
+/** Writes precompressed siblings (gzip level 9, brotli quality 11) once, at build time. */
+function precompress(): Plugin {
+  return {
+    name: 'precompress',
+    apply: 'build',
+    closeBundle() {
+      for (const path of files(outDir)) {
+        if (!/\.(js|css|html|svg|json)$/.test(path)) continue;
+        const source = readFileSync(path);
+        if (source.length < 1024) continue;
+        writeFileSync(`${path}.gz`, gzipSync(source, { level: 9 }));
+        writeFileSync(
+          `${path}.br`,
+          brotliCompressSync(source, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
+        );
+      }
+    },
+  };
+}
+
+export default defineConfig({
+  root,
+  base: '/',
+  plugins: [vue(), precompress()],
+  build: {
+    outDir,
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    target: 'es2022',
+    // The share page's first load is measured and reported; keep an eye on anything larger than this.
+    chunkSizeWarningLimit: 700,
+    rolldownOptions: {
+      output: {
+        // ECharts changes less often than the app: its own long-cached chunk, loaded by the share page only.
+        codeSplitting: {
+          groups: [{ name: 'echarts', test: /node_modules[\\/](echarts|zrender)[\\/]/ }],
+        },
+      },
+    },
+  },
+  server: {
+    // `npx vite` serves the SPA with hot reload; the API comes from `npm start` on :3000.
+    proxy: { '/api': 'http://127.0.0.1:3000' },
+  },
+});

@@ -1,0 +1,92 @@
+/**
+ * Number, value and date formatting for the report (pure: also used by the chart builders and unit tests).
+ * Amounts and ratios: thousands separators and two decimals; counts: whole numbers; missing values: "—".
+ */
+
+export const EMPTY = '—';
+
+const TWO_DECIMALS = new Intl.NumberFormat('zh-CN', {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+});
+const WHOLE = new Intl.NumberFormat('zh-CN', { maximumFractionDigits: 0 });
+const AXIS = new Intl.NumberFormat('zh-CN', { maximumFractionDigits: 2 });
+
+export function isNumber(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** A number as the report shows it: `12,345.67`; counts (unit 个) as `12`; null/undefined/NaN as `—`. */
+export function formatNumber(value: unknown, unit?: string): string {
+  if (!isNumber(value)) return EMPTY;
+  return unit === '个' ? WHOLE.format(value) : TWO_DECIMALS.format(value);
+}
+
+/** A number with its unit for tooltips and labels: `12,345.67 万元`, `23.35%`, `1.25 倍`. */
+export function formatWithUnit(value: unknown, unit: string): string {
+  if (!isNumber(value)) return EMPTY;
+  const number = formatNumber(value, unit);
+  if (unit === '%') return `${number}%`;
+  if (unit === '个' || unit === '') return number;
+  return `${number} ${unit}`;
+}
+
+/** Axis ticks: separators, at most two decimals, no padding zeros. */
+export function formatAxis(value: number): string {
+  return AXIS.format(value);
+}
+
+/** Text values some sp_result keys carry, in Chinese. */
+const TEXT_VALUES: Record<string, string> = {
+  safe: '安全区',
+  grey: '灰色区',
+  distress: '困境区',
+  z: 'Z值（制造业）',
+  z_double_prime: "Z''值（非制造业）",
+  danger: '危险',
+  warning: '警告',
+  info: '提示',
+};
+
+/** Any sp_result value: numbers formatted, known codes translated, booleans as 是/否, missing as "—". */
+export function formatValue(value: unknown, unit?: string): string {
+  if (value === null || value === undefined || value === '') return EMPTY;
+  if (typeof value === 'number') return formatNumber(value, unit);
+  if (typeof value === 'boolean') return value ? '是' : '否';
+  if (typeof value === 'string') return TEXT_VALUES[value] ?? value;
+  return EMPTY;
+}
+
+export const LEVEL_LABELS = { danger: '危险', warning: '警告', info: '提示' } as const;
+
+export const STANDARD_LABELS: Record<string, string> = {
+  small_enterprise: '小企业会计准则',
+  general_new: '企业会计准则（一般企业财务报表格式·新）',
+  general_old: '企业会计准则（一般企业财务报表格式·旧）',
+};
+
+const DATE_TIME = new Intl.DateTimeFormat('zh-CN', {
+  timeZone: 'Asia/Shanghai',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  hour12: false,
+});
+
+/** An ISO timestamp in Beijing time: `2026-11-21 13:59`. */
+export function formatDateTime(iso: string | null | undefined): string {
+  if (!iso) return EMPTY;
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return EMPTY;
+  const parts = Object.fromEntries(DATE_TIME.formatToParts(date).map((part) => [part.type, part.value]));
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+}
+
+/** 1/0 flags of enterprise_info. */
+export function formatFlag(value: number | null | undefined): string {
+  if (value === 1) return '是';
+  if (value === 0) return '否';
+  return EMPTY;
+}
