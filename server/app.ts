@@ -48,8 +48,8 @@ export function buildApp(services: ServiceContext): Koa {
   });
 
   const developer = developerRoutes(services);
+  // No allowedMethods(): an unknown method on a known path is a route_not_found like any other (documented).
   app.use(developer.routes());
-  app.use(developer.allowedMethods());
   app.use(graphqlMiddleware(services));
   app.use(docsRoutes());
   // Last: the web app answers GET for its own routes (SPA fallback) and the static assets.

@@ -79,6 +79,17 @@ export class NotFoundError extends AppError {
   }
 }
 
+export class AnalysisItemNotFoundError extends AppError {
+  constructor(reportId: string, slug: string) {
+    super(
+      'analysis_item_not_found',
+      404,
+      'Not found',
+      `Report ${reportId} has no analysis item "${slug}". GET /api/v1/developer/reports/${reportId}/analysis lists them.`,
+    );
+  }
+}
+
 export class RouteNotFoundError extends AppError {
   constructor(method: string, path: string) {
     super('route_not_found', 404, 'Not found', `There is no endpoint ${method} ${path}.`);

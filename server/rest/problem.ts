@@ -4,7 +4,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { AppError } from '../errors.ts';
+import { AppError, TooManyRequestsError } from '../errors.ts';
 
 export interface ProblemDocument {
   type: string;
@@ -31,6 +31,8 @@ export function problemFromError(error: AppError, instance?: string): ProblemDoc
 export function sendProblem(ctx: Context, problem: ProblemDocument): void {
   ctx.status = problem.status;
   ctx.type = 'application/problem+json';
+  // An error describes this request only; no cache should keep it (a 401 could otherwise mask a fixed key).
+  ctx.set('Cache-Control', 'no-store');
   ctx.body = problem;
 }
 
@@ -40,6 +42,7 @@ export function problemMiddleware(logger: Logger) {
       await next();
     } catch (error) {
       if (error instanceof AppError) {
+        if (error instanceof TooManyRequestsError) ctx.set('Retry-After', String(error.retryAfterSeconds));
         sendProblem(ctx, problemFromError(error, ctx.path));
         return;
       }

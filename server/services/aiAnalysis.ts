@@ -19,9 +19,10 @@ import { addAiUsage } from '../ai/usage.ts';
 import { AnalysisResult, type IAnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import type { IReport } from '../db/entities/report.entity.ts';
 import { runSql } from '../db/sql.ts';
+import { AnalysisItemNotFoundError } from '../errors.ts';
 import type { Principal } from './apiKeys.ts';
 import type { ServiceContext } from './context.ts';
-import { analysisItemNotFound, findReadyReport, type ReportAnalysis } from './reports.ts';
+import { findReadyReport, type ReportAnalysis } from './reports.ts';
 
 /** Writes the AI interpretation of every item of a report; returns the whole updated analysis list. */
 export async function generateReportAiAnalysis(
@@ -48,10 +49,10 @@ export async function generateAnalysisItemAi(
   // Every item is loaded: core_risk_insight's text quotes the report's headline figures.
   const rows = await em.find(AnalysisResult, { report: report.id }, { orderBy: { position: 'asc' } });
   if (!isAnalysisSlug(slug) || !rows.some((row) => row.slug === slug))
-    throw analysisItemNotFound(report.id, slug);
+    throw new AnalysisItemNotFoundError(report.id, slug);
   await generate(ctx, report, rows, [slug]);
   const item = (await reload(ctx, report.id)).find((row) => row.slug === slug);
-  if (!item) throw analysisItemNotFound(report.id, slug);
+  if (!item) throw new AnalysisItemNotFoundError(report.id, slug);
   return item;
 }
 

@@ -8,7 +8,7 @@ import { AnalysisResult, type IAnalysisResult } from '../db/entities/analysisRes
 import { Enterprise, type IEnterprise } from '../db/entities/enterprise.entity.ts';
 import { type IReport, Report } from '../db/entities/report.entity.ts';
 import { type ITask, Task } from '../db/entities/task.entity.ts';
-import { AppError } from '../errors.ts';
+import { AnalysisItemNotFoundError } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from './apiKeys.ts';
 import type { ServiceContext } from './context.ts';
@@ -85,13 +85,6 @@ export async function findAnalysisByReportIds(
 /** One item out of a report's items, or the same 404 as GET …/analysis/{slug}. */
 export function pickAnalysisItem(reportId: string, items: readonly IAnalysisResult[], slug: string) {
   const item = items.find((candidate) => candidate.slug === slug);
-  if (!item) {
-    throw new AppError(
-      'analysis_item_not_found',
-      404,
-      'Not found',
-      `Report ${reportId} has no analysis item "${slug}"; the catalogue lists every slug.`,
-    );
-  }
+  if (!item) throw new AnalysisItemNotFoundError(reportId, slug);
   return item;
 }

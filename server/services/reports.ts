@@ -12,7 +12,7 @@ import { AnalysisResult, type IAnalysisResult } from '../db/entities/analysisRes
 import { type IReport, Report, type StoredWarning } from '../db/entities/report.entity.ts';
 import { type ITask, Task } from '../db/entities/task.entity.ts';
 import { runSql } from '../db/sql.ts';
-import { AppError, NotFoundError, NotReadyError, ValidationError } from '../errors.ts';
+import { AnalysisItemNotFoundError, NotFoundError, NotReadyError, ValidationError } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from './apiKeys.ts';
 import type { ServiceContext } from './context.ts';
@@ -159,17 +159,8 @@ export async function getAnalysisItem(
   const em = ctx.db.orm.em.fork();
   const report = await findReadyReport(em, principal, reportId);
   const item = isAnalysisSlug(slug) ? await em.findOne(AnalysisResult, { report: report.id, slug }) : null;
-  if (!item) throw analysisItemNotFound(report.id, slug);
+  if (!item) throw new AnalysisItemNotFoundError(report.id, slug);
   return item;
-}
-
-export function analysisItemNotFound(reportId: string, slug: string): AppError {
-  return new AppError(
-    'analysis_item_not_found',
-    404,
-    'Not found',
-    `Report ${reportId} has no analysis item "${slug}". GET /api/v1/developer/reports/${reportId}/analysis lists them.`,
-  );
 }
 
 /** A report the principal may see that has succeeded: 404 when it is not visible, 409 before success. */

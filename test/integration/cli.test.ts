@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startChildService } from '../helpers/process.ts';
 
-describe('keys CLI on the embedded database', () => {
+// Each CLI run and server start opens the embedded database in a new process (seconds each, more on a busy
+// machine): this file gets room beyond the default 60 s per test.
+describe('keys CLI on the embedded database', { timeout: 240_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'fra-cli-'));
   const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));

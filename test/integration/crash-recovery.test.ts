@@ -19,7 +19,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-describe('crash recovery', () => {
+// Real processes, a heartbeat of 10 s and a retry: each test needs tens of seconds, more on a busy machine.
+describe('crash recovery', { timeout: 240_000 }, () => {
   let db: TestDatabase | undefined;
   const children: ChildService[] = [];
 
