@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
 import { graphqlMiddleware } from './graphql/index.ts';
+import { consoleRoutes } from './rest/consoleRoutes.ts';
 import { developerRoutes } from './rest/developerRoutes.ts';
 import { docsRoutes } from './rest/docsRoutes.ts';
 import { problemMiddleware } from './rest/problem.ts';
@@ -50,6 +51,8 @@ export function buildApp(services: ServiceContext): Koa {
   const developer = developerRoutes(services);
   // No allowedMethods(): an unknown method on a known path is a route_not_found like any other (documented).
   app.use(developer.routes());
+  // The console's sign-in (sets the session cookie /graphql accepts): docs/console.md.
+  app.use(consoleRoutes(services).routes());
   app.use(graphqlMiddleware(services));
   app.use(docsRoutes());
   // Last: the web app answers GET for its own routes (SPA fallback) and the static assets.

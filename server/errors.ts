@@ -56,13 +56,18 @@ export class UnsupportedMediaTypeError extends AppError {
   }
 }
 
+/** A body limit as people say it: `8 MB` for submissions, `16 kB` for the console's sign-in. */
+function formatLimit(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.round(bytes / 1024)} kB`;
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(limitBytes: number) {
     super(
       'payload_too_large',
       413,
       'Payload too large',
-      `The request body exceeds the limit of ${Math.round(limitBytes / 1024 / 1024)} MB.`,
+      `The request body exceeds the limit of ${formatLimit(limitBytes)}.`,
     );
   }
 }
@@ -132,5 +137,16 @@ export class TooManyRequestsError extends AppError {
 export class ForbiddenError extends AppError {
   constructor(code: string, detail: string) {
     super(code, 403, 'Forbidden', detail);
+  }
+}
+
+/**
+ * A cookie-authenticated request without the session's CSRF token (X-CSRF-Token), or a sign-in request sent
+ * from another site. A browser attaches the cookie on its own; only the console's own pages can read the
+ * token and set the header, so its absence means the request may not come from the console.
+ */
+export class CsrfError extends ForbiddenError {
+  constructor(detail: string) {
+    super('csrf_failed', detail);
   }
 }

@@ -11,8 +11,8 @@ import { validationErrorFromIssues } from './errors.ts';
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   Scalars: {
-    /** ISO 8601 UTC text ending in `Z`, as the presenters write it; output only. */
-    DateTime: { Input: never; Output: string };
+    /** ISO 8601 UTC text ending in `Z`, as the presenters write it; a Date once parsed as input. */
+    DateTime: { Input: Date; Output: string };
     JSON: { Input: unknown; Output: unknown };
   };
   DefaultFieldNullability: false;

@@ -3,7 +3,8 @@
  * sends passes through `maskError`, which maps the service's error hierarchy to `extensions.code`:
  *
  *   AppError (server/errors.ts) → its message and `extensions.code` = its REST code in upper case
- *     (NOT_FOUND, UNAUTHENTICATED, REPORT_NOT_READY, ANALYSIS_ITEM_NOT_FOUND, VALIDATION_FAILED …);
+ *     (NOT_FOUND, UNAUTHENTICATED, REPORT_NOT_READY, ANALYSIS_ITEM_NOT_FOUND, VALIDATION_FAILED, FORBIDDEN,
+ *     CSRF_FAILED …); outside execution (no field path) also REST's HTTP status;
  *     VALIDATION_FAILED also carries `extensions.errors`: [{ path, message }], REST's `errors`.
  *   GraphQL's own request errors (syntax, validation, the query limits) → unchanged, with their codes
  *     (GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED, QUERY_TOO_DEEP, QUERY_TOO_COMPLEX …); one without a code
@@ -67,14 +68,16 @@ function location(error: unknown) {
 }
 
 export function toGraphQLError(error: AppError, located?: unknown): GraphQLError {
+  const where = location(located);
   return new GraphQLError(error.message, {
-    ...location(located),
+    ...where,
     extensions: {
       code: error.code.toUpperCase(),
       ...(error.errors ? { errors: error.errors } : {}),
-      // Authentication fails before execution, for the whole request, so the HTTP status says it too (401,
-      // as REST). Errors of single fields keep 200: the rest of the response still holds data.
-      ...(error instanceof UnauthenticatedError ? { http: { status: 401 } } : {}),
+      // Authentication (401), the CSRF check (403) and a bad X-Console-Mode (422) fail before execution, for
+      // the whole request (no field path), so the HTTP status says it too, as REST's would. Errors of single
+      // fields keep 200: the rest of the response still holds data.
+      ...(error instanceof UnauthenticatedError || !where.path ? { http: { status: error.status } } : {}),
     },
   });
 }

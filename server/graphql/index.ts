@@ -37,8 +37,8 @@ export function createGraphQLServer(services: ServiceContext) {
     maskedErrors: { maskError: createMaskError(services.logger) },
     logging: yogaLogger(services.logger),
     maxRequestBodySize: services.config.bodyLimitBytes,
-    // Same-origin only, like REST: no CORS headers. (Once the console signs in with a cookie, a cross-origin
-    // policy here would also be a CSRF policy, so it is a decision for that issue, not a default.)
+    // Same-origin only, like REST: no CORS headers. The console's CSRF defence depends on it: another origin
+    // can neither read the session's CSRF token nor send X-CSRF-Token without a preflight, never granted.
     cors: false,
     // No file uploads.
     multipart: false,

@@ -8,11 +8,15 @@ import { ApiKey, type ApiKeyMode, type IApiKey } from '../db/entities/apiKey.ent
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.ts';
 import { isUuid, randomToken } from '../lib/ids.ts';
 
-/** Who is calling: every service that reads or writes tenant data takes one. */
+/**
+ * Who is calling: every service that reads or writes tenant data takes one. An API key gives its account
+ * and its mode; a console session gives its account and the mode the console is switched to (no key).
+ */
 export interface Principal {
   accountId: string;
   mode: ApiKeyMode;
-  apiKeyId: string;
+  /** The key that authenticated the request; null for a console session. */
+  apiKeyId: string | null;
 }
 
 const KEY_PATTERN = /^ek_(test|live)_[A-Za-z0-9_-]{32,128}$/;

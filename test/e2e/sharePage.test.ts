@@ -250,10 +250,11 @@ describe('share page in Chromium', () => {
       await em.nativeUpdate(Report, { id: reportId }, { shareIsPublic: true, shareExpiresAt: null });
     }
 
+    // The console is an SPA route too: without a session it shows its sign-in page (test/e2e/console.test.ts).
     const console = await visit('/console', DESKTOP);
     expect(console.status).toBe(200);
-    await console.page.waitForSelector('[data-testid=console-placeholder]');
-    expect(await console.page.textContent('[data-testid=console-placeholder]')).toContain('即将推出');
+    await console.page.waitForSelector('[data-testid=auth-form]');
+    expect(new URL(console.page.url()).pathname).toBe('/console/login');
     await console.page.context().close();
   });
 });

@@ -12,6 +12,7 @@ import { LIMITS, validateSubmission } from '../../schema/submission.ts';
 import { Account } from '../../server/db/entities/account.entity.ts';
 import { REPORT_STATUSES } from '../../server/db/entities/report.entity.ts';
 import { TASK_STATUSES, TASK_STEPS } from '../../server/db/entities/task.entity.ts';
+import { consoleRoutes, SIGN_UP_LIMIT } from '../../server/rest/consoleRoutes.ts';
 import { developerRoutes } from '../../server/rest/developerRoutes.ts';
 import { docsRouter, loadOpenApiDocument } from '../../server/rest/docsRoutes.ts';
 import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
@@ -69,6 +70,10 @@ const CATALOGUE = '/api/v1/developer/catalogue';
 const AI_REPORT = '/api/v1/developer/reports/{report_id}/ai-analysis';
 const AI_ITEM = '/api/v1/developer/reports/{report_id}/analysis/{slug}/ai-analysis';
 const SHARED = '/api/v1/shared/reports/{share_token}';
+const SIGNUP = '/api/v1/console/signup';
+const LOGIN = '/api/v1/console/login';
+const LOGOUT = '/api/v1/console/logout';
+const SESSION = '/api/v1/console/session';
 const HEALTH = '/healthz';
 const OPENAPI = '/api/v1/openapi.json';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -429,7 +434,11 @@ describe('the OpenAPI document', () => {
   it('lists exactly the routes the app serves under /api/v1', async () => {
     // Parameter names differ (`:reportId` in the router, the spec's `{report_id}` here): compare shapes.
     const shape = (path: string) => path.replace(/:\w+|\{\w+\}/g, '{}');
-    const routed = [...developerRoutes(service.services).stack, ...docsRouter().stack]
+    const routed = [
+      ...developerRoutes(service.services).stack,
+      ...consoleRoutes(service.services).stack,
+      ...docsRouter().stack,
+    ]
       .filter((layer) => typeof layer.path === 'string' && layer.path.startsWith('/api/v1'))
       .flatMap((layer) =>
         layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${shape(layer.path as string)}`),
@@ -447,8 +456,14 @@ describe('the OpenAPI document', () => {
       expect(response.body?.code, `${method.toUpperCase()} ${path}`).not.toBe('route_not_found');
     }
     for (const { path, operation } of operations()) {
-      // The developer API needs the key; the other endpoints say they do not.
-      expect(operation.security, path).toEqual(path.startsWith('/api/v1/developer') ? undefined : []);
+      // The developer API needs the key; signing out and "who am I" the console's cookie; the other
+      // endpoints say they need nothing.
+      const expected = path.startsWith('/api/v1/developer')
+        ? undefined
+        : path === LOGOUT || path === SESSION
+          ? [{ ConsoleSession: [] }]
+          : [];
+      expect(operation.security, path).toEqual(expected);
     }
   });
 
@@ -611,6 +626,72 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('describes the console’s sign-in: session cookie, CSRF, conflicts and throttling', async () => {
+    const credentialsSchema = () =>
+      operation('post', SIGNUP).requestBody!.content['application/json']!.schema;
+    const console = (path: string, init: Parameters<TestService['request']>[1] = {}) =>
+      service.request(path, { method: 'POST', ...init });
+    const email = `openapi-console-${Date.now()}@example.com`;
+    const credentials = { email, password: 'correct horse battery staple' };
+    expect(schemaErrors(credentialsSchema(), credentials)).toBeNull();
+    expect(schemaErrors(credentialsSchema(), { email })).not.toBeNull();
+
+    const signedUp = await console(SIGNUP, { body: credentials });
+    expectDocumented('post', SIGNUP, signedUp);
+    expect(signedUp.status).toBe(201);
+    const cookie = signedUp.headers.get('set-cookie')!.split(';')[0]!;
+    const csrf = signedUp.body.csrf_token as string;
+    const taken = await console(SIGNUP, { body: credentials });
+    expectDocumented('post', SIGNUP, taken);
+    expect(taken.status).toBe(409);
+
+    const session = await get(SESSION, { headers: { Cookie: cookie } });
+    expectDocumented('get', SESSION, session);
+    expect(session.status).toBe(200);
+    const loggedIn = await console(LOGIN, { body: credentials });
+    expectDocumented('post', LOGIN, loggedIn);
+    expect(loggedIn.status).toBe(200);
+
+    // The client errors both sign-in endpoints share.
+    for (const path of [SIGNUP, LOGIN]) {
+      const cases: Array<[number, Parameters<TestService['request']>[1]]> = [
+        [400, { body: '{"email": ' }],
+        [403, { body: credentials, headers: { Origin: 'https://elsewhere.example' } }],
+        [413, { body: { email, password: 'x'.repeat(20 * 1024) } }],
+        [415, { body: 'email=a', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }],
+        [422, { body: '[]' }],
+      ];
+      for (const [status, init] of cases) {
+        const response = await console(path, init);
+        expectDocumented('post', path, response);
+        expect(response.status, `${path} ${status}`).toBe(status);
+      }
+    }
+    const shortPassword = await console(SIGNUP, { body: { email: `x-${email}`, password: 'short' } });
+    expectDocumented('post', SIGNUP, shortPassword);
+    expect(shortPassword.body.errors).toEqual([{ path: 'password', message: expect.any(String) }]);
+
+    const forged = await console(LOGOUT, { headers: { Cookie: cookie } });
+    expectDocumented('post', LOGOUT, forged);
+    expect(forged.status).toBe(403);
+    const loggedOut = await console(LOGOUT, { headers: { Cookie: cookie, 'X-CSRF-Token': csrf } });
+    expectDocumented('post', LOGOUT, loggedOut);
+    expect(loggedOut.status).toBe(204);
+    const ended = await get(SESSION, { headers: { Cookie: cookie } });
+    expectDocumented('get', SESSION, ended);
+    expect(ended.status).toBe(401);
+
+    // Throttling of failed log-ins for one email (sign-ups: below, after the 500s that need sign-up).
+    for (let i = 0; i < 10; i++) {
+      const wrong = await console(LOGIN, { body: { email, password: `wrong password ${i}` } });
+      expectDocumented('post', LOGIN, wrong);
+      expect(wrong.status).toBe(401);
+    }
+    const throttled = await console(LOGIN, { body: credentials });
+    expectDocumented('post', LOGIN, throttled);
+    expect(throttled.status).toBe(429);
+  });
+
   it('describes the server errors: 500 on every API endpoint, 503 from /healthz', async () => {
     const em = service.services.db.orm.em;
     const developer: Array<[string, string, string]> = [
@@ -626,6 +707,22 @@ describe('the OpenAPI document', () => {
     const share = (await get(`/api/v1/developer/reports/${done.report_id}`, { key })).body.share;
     // The share endpoint has no key: its first database access is the one to fail.
     developer.push(['get', SHARED, `/api/v1/shared/reports/${share.share_token}`]);
+    // The console's endpoints: the first database access after the checks that need none.
+    const cookie = `fra_session=${'a'.repeat(43)}`;
+    const consoleCases: Array<[string, string, Parameters<TestService['request']>[1]]> = [
+      [
+        'post',
+        SIGNUP,
+        { method: 'POST', body: { email: 'fault@example.com', password: 'long enough password' } },
+      ],
+      [
+        'post',
+        LOGIN,
+        { method: 'POST', body: { email: 'fault@example.com', password: 'long enough password' } },
+      ],
+      ['post', LOGOUT, { method: 'POST', headers: { Cookie: cookie } }],
+      ['get', SESSION, { headers: { Cookie: cookie } }],
+    ];
     // Every request starts by forking the entity manager (to authenticate, or to find the shared report): a
     // fault there is an unexpected error.
     const fork = vi.spyOn(em, 'fork');
@@ -638,6 +735,14 @@ describe('the OpenAPI document', () => {
         const response = await service.request(url, { method: method.toUpperCase(), key, body });
         expectDocumented(method, path, response);
         expect(response.status).toBe(500);
+      }
+      for (const [method, path, init] of consoleCases) {
+        fork.mockImplementationOnce(() => {
+          throw new Error('injected fault');
+        });
+        const response = await service.request(path, init);
+        expectDocumented(method, path, response);
+        expect(response.status, path).toBe(500);
       }
       fork.mockImplementationOnce(
         () =>
@@ -656,6 +761,20 @@ describe('the OpenAPI document', () => {
       fork.mockRestore();
     }
     expect((await get(HEALTH)).status).toBe(200);
+  });
+
+  it('describes sign-up throttling: 429 with Retry-After', async () => {
+    let signUp: ApiResponse;
+    let attempts = 0;
+    do {
+      signUp = await service.request(SIGNUP, {
+        method: 'POST',
+        body: { email: 'not an email', password: 'whatever it is' },
+      });
+      attempts++;
+    } while (signUp.status === 422 && attempts <= SIGN_UP_LIMIT);
+    expectDocumented('post', SIGNUP, signUp);
+    expect(signUp.status).toBe(429);
   });
 
   it('is rendered at /docs by Swagger UI served from this server, without a key', async () => {

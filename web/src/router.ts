@@ -1,9 +1,26 @@
 /**
- * The SPA's routes. The server answers the same paths with index.html (server/rest/webRoutes.ts); /console is
- * where the API-key console will live.
+ * The SPA's routes. The server answers the same paths with index.html (server/rest/webRoutes.ts).
+ *
+ * The console (/console…) needs a session: a guard asks the server once (GET /api/v1/console/session) and
+ * sends anyone not signed in to /console/login, remembering where they were going. The guard only decides
+ * what to show; the API enforces the session on every request anyway.
  */
 import { createRouter, createWebHistory } from 'vue-router';
+import { useConsoleSession } from './composables/useConsoleSession.ts';
+import { safeRedirect } from './lib/console.ts';
 import NotFound from './pages/NotFound.vue';
+
+declare module 'vue-router' {
+  interface RouteMeta {
+    /** Console pages that need a signed-in user. */
+    requiresSession?: boolean;
+    /** Sign-in pages: a signed-in user goes on to the console instead. */
+    guestOnly?: boolean;
+    title?: string;
+  }
+}
+
+const CONSOLE_TITLE = '开发者控制台';
 
 export const router = createRouter({
   history: createWebHistory(),
@@ -16,15 +33,54 @@ export const router = createRouter({
       props: true,
     },
     {
-      path: '/console/:rest(.*)*',
-      name: 'console',
-      component: () => import('./pages/ConsolePlaceholder.vue'),
+      path: '/console/login',
+      name: 'console-login',
+      component: () => import('./pages/console/ConsoleAuth.vue'),
+      props: { kind: 'login' },
+      meta: { guestOnly: true, title: `登录 · ${CONSOLE_TITLE}` },
+    },
+    {
+      path: '/console/signup',
+      name: 'console-signup',
+      component: () => import('./pages/console/ConsoleAuth.vue'),
+      props: { kind: 'signup' },
+      meta: { guestOnly: true, title: `注册 · ${CONSOLE_TITLE}` },
+    },
+    {
+      path: '/console',
+      component: () => import('./pages/console/ConsoleLayout.vue'),
+      meta: { requiresSession: true },
+      children: [
+        {
+          path: '',
+          name: 'console-keys',
+          component: () => import('./pages/console/ApiKeysPage.vue'),
+          meta: { title: `API 密钥 · ${CONSOLE_TITLE}` },
+        },
+        {
+          path: 'reports',
+          name: 'console-reports',
+          component: () => import('./pages/console/ReportsPage.vue'),
+          meta: { title: `报告 · ${CONSOLE_TITLE}` },
+        },
+      ],
     },
     { path: '/:path(.*)*', name: 'not-found', component: NotFound },
   ],
   scrollBehavior: (_to, _from, saved) => saved ?? { top: 0 },
 });
 
+router.beforeEach(async (to) => {
+  const session = useConsoleSession();
+  if (to.matched.some((record) => record.meta.requiresSession)) {
+    if (await session.ensure()) return true;
+    return { name: 'console-login', query: to.fullPath === '/console' ? {} : { redirect: to.fullPath } };
+  }
+  if (to.meta.guestOnly && (await session.ensure())) return safeRedirect(to.query.redirect);
+  return true;
+});
+
 router.afterEach((to) => {
-  if (to.name !== 'shared-report') document.title = to.name === 'not-found' ? '页面不存在' : '财务报告分析';
+  if (to.name === 'shared-report') return;
+  document.title = to.meta.title ?? (to.name === 'not-found' ? '页面不存在' : '财务报告分析');
 });

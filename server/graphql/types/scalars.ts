@@ -1,5 +1,5 @@
 /**
- * Scalars: DateTime (the presenters' ISO 8601 UTC text) and JSON (sp_result, whose keys differ per slug and
+ * Scalars: DateTime (the presenters' ISO 8601 UTC text; parsed into a Date as input) and JSON (sp_result, whose keys differ per slug and
  * are documented by the catalogue, not by the schema).
  */
 import { GraphQLError } from 'graphql';
@@ -16,11 +16,11 @@ function isoUtc(value: unknown): string {
 }
 
 builder.scalarType('DateTime', {
-  description: 'An ISO 8601 date-time in UTC, ending in `Z` (e.g. `2024-05-01T08:30:00.000Z`).',
+  description:
+    'An ISO 8601 date-time in UTC, ending in `Z` (e.g. `2024-05-01T08:30:00.000Z`), as output and as input.',
   coerceOutputValue: isoUtc,
-  coerceInputValue: () => {
-    throw new GraphQLError('DateTime is an output type only.');
-  },
+  // Input (a share link's expiry): the same text, and only it — one unambiguous form, no local times.
+  coerceInputValue: (value) => new Date(isoUtc(typeof value === 'string' ? value : null)),
 });
 
 builder.scalarType('JSON', {

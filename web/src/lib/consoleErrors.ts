@@ -1,0 +1,39 @@
+/**
+ * What the console says when a request fails: the API's error codes in Chinese, with the API's own message
+ * kept for anything not listed (so nothing is hidden from the user).
+ */
+import { ConsoleApiError } from '../api/console.ts';
+
+const FIELD_MESSAGES: Record<string, string> = {
+  email: '请输入有效的邮箱地址',
+  password: '密码长度需为 10–200 个字符',
+  name: '名称不能超过 100 个字符',
+  expiresAt: '有效期须晚于当前时间',
+};
+
+const CODE_MESSAGES: Record<string, string> = {
+  email_taken: '该邮箱已注册，请直接登录。',
+  csrf_failed: '请求未通过安全校验，请刷新页面后重试。',
+  forbidden: '没有权限执行此操作。',
+  not_found: '记录不存在，或已不属于当前账号。',
+  report_not_ready: '报告分析完成后才能设置分享链接。',
+  network_error: '无法连接服务器，请检查网络后重试。',
+  internal_server_error: '服务器出错了，请稍后重试。',
+  internal_error: '服务器出错了，请稍后重试。',
+};
+
+/** A sentence for the user; `context` says what failed ("登录", "创建密钥"). */
+export function describeError(error: unknown, context?: 'login' | 'signup'): string {
+  if (!(error instanceof ConsoleApiError)) return error instanceof Error ? error.message : String(error);
+  if (error.code === 'unauthenticated') {
+    return context === 'login' ? '邮箱或密码不正确。' : '登录已过期，请重新登录。';
+  }
+  if (error.code === 'too_many_requests') {
+    const wait = error.retryAfter ? `请在 ${Math.ceil(error.retryAfter / 60)} 分钟后重试。` : '请稍后重试。';
+    return `尝试次数过多，${wait}`;
+  }
+  if (error.code === 'validation_failed' && error.fieldErrors.length > 0) {
+    return `${error.fieldErrors.map((problem) => FIELD_MESSAGES[problem.path] ?? `${problem.path}：${problem.message}`).join('；')}。`;
+  }
+  return CODE_MESSAGES[error.code] ?? `请求失败：${error.message}`;
+}
