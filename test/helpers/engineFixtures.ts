@@ -141,3 +141,32 @@ export function rawAccess(raw: RawSubmission) {
   };
 }
 export type Raw = ReturnType<typeof rawAccess>;
+
+/** Lines of one sheet for a hand-made report: a bare string is a current amount with no previous column. */
+export type Lines = Record<string, string | [current: string, previous: string | null]>;
+export type YearInput = Partial<Record<SheetType, Lines>>;
+
+/** Builds a NormalisedReport from compact per-year lines (for edge cases the fixtures do not cover). */
+export function makeReport(
+  years: Record<number, YearInput>,
+  options: { standard?: NormalisedReport['standard']; info?: EnterpriseInfo | null } = {},
+): NormalisedReport {
+  return {
+    enterpriseName: '测试企业',
+    standard: options.standard ?? 'general_new',
+    enterpriseInfo: options.info ?? null,
+    years: Object.entries(years).map(([year, sheets]) => ({
+      year: Number(year),
+      sheets: Object.fromEntries(
+        Object.entries(sheets).map(([sheet, lines]) => {
+          const out: SheetLines = {};
+          for (const [key, v] of Object.entries(lines ?? {})) {
+            out[key] =
+              typeof v === 'string' ? { current: v, previous: null } : { current: v[0], previous: v[1] };
+          }
+          return [sheet, out];
+        }),
+      ),
+    })),
+  };
+}

@@ -16,10 +16,12 @@ import {
   CASH_FLOW_MODULES,
   COMPREHENSIVE_MODULES,
 } from '../../worker/engine/modules/balance/index.ts';
-import type { AnalysisOutput, NormalisedReport, SheetLines, SheetType } from '../../worker/types.ts';
+import type { AnalysisOutput, NormalisedReport, SheetType } from '../../worker/types.ts';
 import {
+  makeReport as buildReport,
   FIXTURES,
   int,
+  type Lines,
   loadFixture,
   type Q,
   qadd,
@@ -36,6 +38,7 @@ import {
   r2,
   rawAccess,
   toReport,
+  type YearInput,
 } from '../helpers/engineFixtures.ts';
 
 const MODULES: readonly AnalysisModule[] = [
@@ -598,31 +601,15 @@ describe('hand-checked spot values (general_new-3y, 2024)', () => {
 
 // crafted reports
 
-type Lines = Record<string, string | [current: string, previous: string | null]>;
-type YearInput = Partial<Record<SheetType, Lines>>;
-
+/** The shared builder, with enterprise_info reduced to a head count (what business_input_profitability reads). */
 function makeReport(
   years: Record<number, YearInput>,
   options: { standard?: NormalisedReport['standard']; employees?: string | null } = {},
 ): NormalisedReport {
-  return {
-    enterpriseName: '测试企业',
-    standard: options.standard ?? 'general_new',
-    enterpriseInfo: options.employees === undefined ? null : { employee_count: options.employees },
-    years: Object.entries(years).map(([year, sheets]) => ({
-      year: Number(year),
-      sheets: Object.fromEntries(
-        Object.entries(sheets).map(([sheet, lines]) => {
-          const out: SheetLines = {};
-          for (const [key, v] of Object.entries(lines ?? {})) {
-            out[key] =
-              typeof v === 'string' ? { current: v, previous: null } : { current: v[0], previous: v[1] };
-          }
-          return [sheet, out];
-        }),
-      ),
-    })),
-  };
+  return buildReport(years, {
+    standard: options.standard,
+    info: options.employees === undefined ? null : { employee_count: options.employees },
+  });
 }
 
 const codes = (out: AnalysisOutput) => out.risk_items.map((i) => `${i.code}:${i.level}`);

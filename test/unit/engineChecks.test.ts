@@ -17,18 +17,14 @@ import {
   zoneOf,
 } from '../../worker/engine/modules/checks/distressSignals.ts';
 import { CHECK_MODULES, SIGNAL_MODULES } from '../../worker/engine/modules/checks/index.ts';
-import type {
-  EnterpriseInfo,
-  NormalisedReport,
-  RiskItem,
-  SheetLines,
-  SheetType,
-} from '../../worker/types.ts';
+import type { NormalisedReport, RiskItem, SheetType } from '../../worker/types.ts';
 import {
   FIXTURES,
   type FixtureName,
   int,
+  type Lines,
   loadFixture,
+  makeReport,
   type Q,
   q,
   qadd,
@@ -46,6 +42,7 @@ import {
   r2text,
   rawAccess,
   toReport,
+  type YearInput,
 } from '../helpers/engineFixtures.ts';
 
 const ALL_MODULES = [...CHECK_MODULES, ...SIGNAL_MODULES];
@@ -77,34 +74,6 @@ function assertPlainJson(value: unknown): void {
 }
 
 // hand-built reports
-
-type Lines = Record<string, string | [current: string, previous: string | null]>;
-type YearInput = Partial<Record<SheetType, Lines>>;
-
-/** Builds a report; a bare string is a current amount with no previous column. */
-function makeReport(
-  years: Record<number, YearInput>,
-  options: { standard?: NormalisedReport['standard']; info?: EnterpriseInfo | null } = {},
-): NormalisedReport {
-  return {
-    enterpriseName: '测试企业',
-    standard: options.standard ?? 'general_new',
-    enterpriseInfo: options.info ?? null,
-    years: Object.entries(years).map(([year, sheets]) => ({
-      year: Number(year),
-      sheets: Object.fromEntries(
-        Object.entries(sheets).map(([sheet, lines]) => {
-          const out: SheetLines = {};
-          for (const [key, v] of Object.entries(lines ?? {})) {
-            out[key] =
-              typeof v === 'string' ? { current: v, previous: null } : { current: v[0], previous: v[1] };
-          }
-          return [sheet, out];
-        }),
-      ),
-    })),
-  };
-}
 
 /** 万元 → yuan text, so hand-built figures read in 万元 (`w(600)` = 6 000 000.00 yuan). */
 const w = (wan: number): string => `${(wan * 10_000).toFixed(2)}`;

@@ -4,32 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ANALYSIS_SLUGS, computeAnalysis, getAnalysisModule } from '../../worker/engine/registry.ts';
-import type { AnalysisOutput, NormalisedReport, SheetLines, SheetType } from '../../worker/types.ts';
-
-type Lines = Record<string, string | [current: string, previous: string | null]>;
-type YearInput = Partial<Record<SheetType, Lines>>;
-
-/** Builds a report; a bare string is a current amount with no previous column. */
-function makeReport(years: Record<number, YearInput>): NormalisedReport {
-  return {
-    enterpriseName: '测试企业',
-    standard: 'general_new',
-    enterpriseInfo: null,
-    years: Object.entries(years).map(([year, sheets]) => ({
-      year: Number(year),
-      sheets: Object.fromEntries(
-        Object.entries(sheets).map(([sheet, lines]) => {
-          const out: SheetLines = {};
-          for (const [key, v] of Object.entries(lines ?? {})) {
-            out[key] =
-              typeof v === 'string' ? { current: v, previous: null } : { current: v[0], previous: v[1] };
-          }
-          return [sheet, out];
-        }),
-      ),
-    })),
-  };
-}
+import type { AnalysisOutput, NormalisedReport } from '../../worker/types.ts';
+import { type Lines, makeReport, type YearInput } from '../helpers/engineFixtures.ts';
 
 function analyse(report: NormalisedReport, slug: string): AnalysisOutput {
   const [out] = computeAnalysis(report, [slug]);

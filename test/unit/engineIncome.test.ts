@@ -16,11 +16,13 @@ import {
 import { longTermLiabilityModule } from '../../worker/engine/modules/longTermLiability.ts';
 import { profitabilityModule } from '../../worker/engine/modules/profitability.ts';
 import { revenueModule } from '../../worker/engine/modules/revenue.ts';
-import type { AccountingStandard, NormalisedReport, SheetLines, SheetType } from '../../worker/types.ts';
+import type { NormalisedReport } from '../../worker/types.ts';
 import {
   FIXTURES,
   int,
+  type Lines,
   loadFixture,
+  makeReport,
   q,
   qabs,
   qadd,
@@ -571,33 +573,6 @@ describe('hand-checked spot values (general_new-3y, 2024)', () => {
 });
 
 // crafted reports
-
-type Lines = Record<string, string | [current: string, previous: string | null]>;
-type YearInput = Partial<Record<SheetType, Lines>>;
-
-function makeReport(
-  years: Record<number, YearInput>,
-  options: { standard?: AccountingStandard; info?: NormalisedReport['enterpriseInfo'] } = {},
-): NormalisedReport {
-  return {
-    enterpriseName: '测试企业',
-    standard: options.standard ?? 'general_new',
-    enterpriseInfo: options.info ?? null,
-    years: Object.entries(years).map(([year, sheets]) => ({
-      year: Number(year),
-      sheets: Object.fromEntries(
-        Object.entries(sheets).map(([sheet, lines]) => {
-          const out: SheetLines = {};
-          for (const [key, v] of Object.entries(lines ?? {})) {
-            out[key] =
-              typeof v === 'string' ? { current: v, previous: null } : { current: v[0], previous: v[1] };
-          }
-          return [sheet, out];
-        }),
-      ),
-    })),
-  };
-}
 
 /** A healthy income statement: revenue 1 000 000, cost 600 000, operating profit 200 000, tax 25%. */
 const income = (overrides: Lines = {}): Lines => ({
