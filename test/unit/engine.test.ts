@@ -2,137 +2,28 @@
  * Golden tests of the indicator engine on the submission fixtures. Expected values are derived here, from the
  * raw fixture JSON, with exact rational arithmetic on BigInt — independently of decimal.js and of the engine.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import run from '../../worker/engine/analysis.worker.ts';
 import { ANALYSIS_SLUGS, computeAnalysis } from '../../worker/engine/registry.ts';
-import type { AnalysisOutput, NormalisedReport, SheetLines, SheetType } from '../../worker/types.ts';
-
-interface RawItem {
-  item_name: string;
-  current_year_amount?: string;
-  last_year_amount?: string;
-  ending_balance?: string;
-  beginning_balance?: string;
-}
-interface RawSubmission {
-  enterprise_name: string;
-  accounting_standard: NormalisedReport['standard'];
-  years_data: { year: number; sheets: { sheet_type: SheetType; items: RawItem[] }[] }[];
-}
-
-const FIXTURES = [
-  'general_new-3y',
-  'small_enterprise-2y-no-cash-flow',
-  'general_old-5y-ai',
-  'general_new-4y-inconsistent',
-] as const;
-
-function loadFixture(name: string): RawSubmission {
-  return JSON.parse(
-    readFileSync(new URL(`../fixtures/${name}.json`, import.meta.url), 'utf8'),
-  ) as RawSubmission;
-}
-
-/** The tiny stand-in for the normaliser: item lists → { current, previous } maps. */
-function toReport(raw: RawSubmission): NormalisedReport {
-  return {
-    enterpriseName: raw.enterprise_name,
-    standard: raw.accounting_standard,
-    enterpriseInfo: null,
-    years: raw.years_data.map((y) => ({
-      year: y.year,
-      sheets: Object.fromEntries(
-        y.sheets.map((s) => {
-          const lines: SheetLines = {};
-          for (const item of s.items) {
-            const current = s.sheet_type === 'balance' ? item.ending_balance : item.current_year_amount;
-            const previous = s.sheet_type === 'balance' ? item.beginning_balance : item.last_year_amount;
-            lines[item.item_name] = { current: current!, previous: previous ?? null };
-          }
-          // The normalised form uses the 2019 sign (losses negative); general_old enters impairment as a positive loss.
-          const impairment = lines.asset_impairment;
-          if (raw.accounting_standard === 'general_old' && s.sheet_type === 'income' && impairment) {
-            const neg = (v: string) => (v.startsWith('-') ? v.slice(1) : `-${v}`);
-            lines.asset_impairment = {
-              current: neg(impairment.current),
-              previous: impairment.previous === null ? null : neg(impairment.previous),
-            };
-          }
-          return [s.sheet_type, lines];
-        }),
-      ),
-    })),
-  };
-}
-
-// exact rationals
-
-interface Q {
-  n: bigint;
-  d: bigint;
-}
-type R = Q | null;
-
-function q(text: string): Q {
-  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text.trim());
-  if (!m) throw new Error(`bad amount ${text}`);
-  const frac = m[3] ?? '';
-  const n = BigInt(`${m[2]}${frac}`);
-  return { n: m[1] === '-' ? -n : n, d: 10n ** BigInt(frac.length) };
-}
-const int = (v: number | bigint): Q => ({ n: BigInt(v), d: 1n });
-const qadd = (a: R, b: R): R => (a && b ? { n: a.n * b.d + b.n * a.d, d: a.d * b.d } : null);
-const qsub = (a: R, b: R): R => (a && b ? { n: a.n * b.d - b.n * a.d, d: a.d * b.d } : null);
-const qmul = (a: R, b: R): R => (a && b ? { n: a.n * b.n, d: a.d * b.d } : null);
-function qdiv(a: R, b: R): R {
-  if (!a || !b || b.n === 0n) return null;
-  const n = a.n * b.d;
-  const d = a.d * b.n;
-  return d < 0n ? { n: -n, d: -d } : { n, d };
-}
-const qpct = (a: R, b: R): R => qmul(qdiv(a, b), int(100));
-const qwan = (a: R): R => qdiv(a, int(10_000));
-const qavg = (a: R, b: R): R => qdiv(qadd(a, b), int(2));
-const qsign = (a: Q): number => (a.n > 0n ? 1 : a.n < 0n ? -1 : 0);
-const qcmp = (a: Q, b: Q): number => qsign(qsub(a, b)!);
-
-/** Half away from zero to 2 decimals, as the decimal text then a JS number. */
-function r2text(a: Q): string {
-  const abs = a.n < 0n ? -a.n : a.n;
-  const cents = (abs * 200n + a.d) / (2n * a.d);
-  const neg = a.n < 0n && cents !== 0n;
-  const s = cents.toString().padStart(3, '0');
-  return `${neg ? '-' : ''}${s.slice(0, -2)}.${s.slice(-2)}`;
-}
-const r2 = (a: R): number | null => (a === null ? null : Number(r2text(a)));
-
-// raw fixture access
-
-function rawAccess(raw: RawSubmission) {
-  const item = (year: number, sheet: SheetType, key: string) =>
-    raw.years_data
-      .find((y) => y.year === year)
-      ?.sheets.find((s) => s.sheet_type === sheet)
-      ?.items.find((i) => i.item_name === key);
-  const opt = (v: string | undefined): R => (v === undefined ? null : q(v));
-  return {
-    years: raw.years_data.map((y) => y.year),
-    inc: (year: number, key: string) => opt(item(year, 'income', key)?.current_year_amount),
-    incLast: (year: number, key: string) => opt(item(year, 'income', key)?.last_year_amount),
-    end: (year: number, key: string) => opt(item(year, 'balance', key)?.ending_balance),
-    begin: (year: number, key: string) => opt(item(year, 'balance', key)?.beginning_balance),
-    avg: (year: number, key: string) =>
-      qavg(
-        opt(item(year, 'balance', key)?.beginning_balance),
-        opt(item(year, 'balance', key)?.ending_balance),
-      ),
-    balanceItems: (year: number) =>
-      raw.years_data.find((y) => y.year === year)?.sheets.find((s) => s.sheet_type === 'balance')?.items ??
-      [],
-  };
-}
-type Raw = ReturnType<typeof rawAccess>;
+import type { AnalysisOutput } from '../../worker/types.ts';
+import {
+  FIXTURES,
+  int,
+  loadFixture,
+  q,
+  qadd,
+  qcmp,
+  qdiv,
+  qpct,
+  qsub,
+  qwan,
+  type R,
+  type Raw,
+  r2,
+  r2text,
+  rawAccess,
+  toReport,
+} from '../helpers/engineFixtures.ts';
 
 // expected series per slug, written from the formulas in the issue
 
