@@ -932,11 +932,20 @@ export const LINE_ITEMS: readonly LineItemDef[] = Object.freeze([
   ...onSheet('cash_flow', CASH_FLOW),
 ]);
 
-const BY_SHEET_AND_KEY = new Map(LINE_ITEMS.map((def) => [`${def.sheet}:${def.key}`, def]));
+/** Sheet → key → entry: nested maps keep the lookup free of string building (the engine looks names up often). */
+const BY_SHEET_AND_KEY = new Map<SheetType, Map<string, LineItemDef>>();
+for (const def of LINE_ITEMS) {
+  let byKey = BY_SHEET_AND_KEY.get(def.sheet);
+  if (!byKey) {
+    byKey = new Map();
+    BY_SHEET_AND_KEY.set(def.sheet, byKey);
+  }
+  byKey.set(def.key, def);
+}
 
 /** The catalogue entry of `key` on `sheet`, whatever the standard; undefined for an unknown key. */
 export function findLineItem(sheet: SheetType, key: string): LineItemDef | undefined {
-  return BY_SHEET_AND_KEY.get(`${sheet}:${key}`);
+  return BY_SHEET_AND_KEY.get(sheet)?.get(key);
 }
 
 const BY_SHEET_AND_STANDARD = new Map<string, readonly LineItemDef[]>();

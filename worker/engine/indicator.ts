@@ -2,6 +2,7 @@
  * Builds an indicator module from metric and risk-rule data: computes every metric for every submitted year,
  * lays out sp_result as { released_year, <latest year's values>, series }, and evaluates the risk rules.
  */
+import type { Decimal } from 'decimal.js';
 import type { RiskItem } from '../types.ts';
 import type { ReportContext } from './context.ts';
 import { changeRate, format2, type Num, num, round2 } from './decimal.ts';
@@ -16,18 +17,37 @@ export interface IndicatorModuleDef {
   riskRules?: readonly RiskRule[];
 }
 
-type YearValues = ReadonlyMap<string, Num>;
+/**
+ * A metric computation that other modules reuse (through `borrowMetric` or by calling it): it runs once per report
+ * and year (`ctx.memo`), however many modules show it.
+ */
+export function sharedCompute(compute: MetricDef['compute']): MetricDef['compute'] {
+  return (ctx, year) => ctx.memo(compute, year);
+}
+
+/** One year's metric values, in `def.metrics` order. */
+type YearValues = readonly Num[];
+
+/** A risk rule with its thresholds as Decimals (converted once, when the module is defined). */
+interface PreparedRule {
+  readonly rule: RiskRule;
+  readonly metric: MetricDef;
+  readonly index: number;
+  readonly thresholds: readonly Decimal[];
+}
 
 export function defineIndicatorModule(def: IndicatorModuleDef): AnalysisModule {
-  const metricByKey = new Map(def.metrics.map((m) => [m.key, m]));
-  if (metricByKey.size !== def.metrics.length) throw new Error(`${def.slug}: duplicate metric key`);
+  const metricIndex = new Map(def.metrics.map((m, i) => [m.key, i]));
+  if (metricIndex.size !== def.metrics.length) throw new Error(`${def.slug}: duplicate metric key`);
   for (const key of ['released_year', 'series', 'year']) {
-    if (metricByKey.has(key)) throw new Error(`${def.slug}: metric key ${key} is reserved`);
+    if (metricIndex.has(key)) throw new Error(`${def.slug}: metric key ${key} is reserved`);
   }
   const riskRules = def.riskRules ?? [];
-  for (const rule of riskRules) {
-    if (!metricByKey.has(rule.metric)) throw new Error(`${def.slug}: rule ${rule.code} names unknown metric`);
-  }
+  const prepared = riskRules.map((rule): PreparedRule => {
+    const index = metricIndex.get(rule.metric);
+    if (index === undefined) throw new Error(`${def.slug}: rule ${rule.code} names unknown metric`);
+    return { rule, metric: def.metrics[index]!, index, thresholds: rule.tiers.map((t) => num(t.threshold)) };
+  });
 
   return {
     slug: def.slug,
@@ -38,49 +58,48 @@ export function defineIndicatorModule(def: IndicatorModuleDef): AnalysisModule {
     fields: def.metrics,
     riskRules,
     compute(ctx) {
-      const values = new Map<number, YearValues>();
-      for (const year of ctx.years) {
-        values.set(year, new Map(def.metrics.map((m) => [m.key, m.compute(ctx, year)])));
-      }
-      const rounded = (year: number): Record<string, number | null> => {
-        const out: Record<string, number | null> = {};
-        for (const [key, v] of values.get(year) ?? []) out[key] = round2(v);
-        return out;
-      };
+      const values = new Map<number, YearValues>(
+        ctx.years.map((year) => [year, def.metrics.map((m) => m.compute(ctx, year))]),
+      );
+      // Each year's values rounded once: the latest year's row is both the top level and the last series entry.
+      const series = ctx.years.map((year) => {
+        const row: Record<string, number | null> = { year };
+        const yearValues = values.get(year)!;
+        def.metrics.forEach((m, i) => {
+          row[m.key] = round2(yearValues[i]!);
+        });
+        return row;
+      });
+      const latest = series.at(-1)!;
+      const sp_result: Record<string, unknown> = { released_year: ctx.latestYear };
+      for (const m of def.metrics) sp_result[m.key] = latest[m.key];
+      sp_result.series = series;
       const risk_items: RiskItem[] = [];
-      for (const rule of riskRules) {
-        const item = evaluateRule(rule, metricByKey.get(rule.metric)!, ctx, values);
+      for (const rule of prepared) {
+        const item = evaluateRule(rule, ctx, values);
         if (item) risk_items.push(item);
       }
-      return {
-        sp_result: {
-          released_year: ctx.latestYear,
-          ...rounded(ctx.latestYear),
-          series: ctx.years.map((year) => ({ year, ...rounded(year) })),
-        },
-        risk_items,
-      };
+      return { sp_result, risk_items };
     },
   };
 }
 
 function evaluateRule(
-  rule: RiskRule,
-  metric: MetricDef,
+  { rule, metric, index, thresholds }: PreparedRule,
   ctx: ReportContext,
   values: ReadonlyMap<number, YearValues>,
 ): RiskItem | null {
   const year = ctx.latestYear;
-  const value = values.get(year)?.get(rule.metric) ?? null;
+  const value = values.get(year)?.[index] ?? null;
   if (value === null) return null;
 
   if (rule.kind === 'decline') {
     const priorYear = ctx.previousYear(year);
-    const prior = priorYear === null ? null : (values.get(priorYear)?.get(rule.metric) ?? null);
+    const prior = priorYear === null ? null : (values.get(priorYear)?.[index] ?? null);
     const change = changeRate(value, prior);
     if (priorYear === null || prior === null || change === null) return null;
     const decline = change.negated();
-    const tier = rule.tiers.find((t) => decline.greaterThan(num(t.threshold)));
+    const tier = rule.tiers.find((_, i) => decline.greaterThan(thresholds[i]!));
     if (!tier) return null;
     return {
       level: tier.level,
@@ -97,8 +116,8 @@ function evaluateRule(
     };
   }
 
-  const tier = rule.tiers.find((t) =>
-    rule.kind === 'below' ? value.lessThan(num(t.threshold)) : value.greaterThan(num(t.threshold)),
+  const tier = rule.tiers.find((_, i) =>
+    rule.kind === 'below' ? value.lessThan(thresholds[i]!) : value.greaterThan(thresholds[i]!),
   );
   if (!tier) return null;
   return {

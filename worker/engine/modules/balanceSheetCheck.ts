@@ -7,7 +7,7 @@
  */
 import type { RiskItem } from '../../types.ts';
 import type { ReportContext } from '../context.ts';
-import { format2, type Num, num, pct, round2, sub, toWan } from '../decimal.ts';
+import { format2, type Num, num, pct, round2Wan, sub, toWan } from '../decimal.ts';
 import { fillTemplate } from '../indicator.ts';
 import { balanceLineLabel, sortBalanceKeys } from '../lineLabels.ts';
 import type { AnalysisModule, RiskRuleDoc } from '../module.ts';
@@ -109,7 +109,8 @@ function checkOpeningBalances(ctx: ReportContext) {
       const previousEnding = ctx.line(priorYear, 'balance', key);
       if (beginning === null || previousEnding === null) continue;
       checkedPairs += 1;
-      if (beginning.equals(previousEnding)) continue;
+      // The context shares one Decimal between columns of identical text: equal without comparing digits.
+      if (beginning === previousEnding || beginning.equals(previousEnding)) continue;
 
       const difference = sub(beginning, previousEnding);
       const share = materiality(difference, priorTotalAssets);
@@ -118,9 +119,9 @@ function checkOpeningBalances(ctx: ReportContext) {
         year,
         item: key,
         item_label: label,
-        beginning_balance: round2(toWan(beginning)),
-        previous_ending_balance: round2(toWan(previousEnding)),
-        difference: round2(toWan(difference)),
+        beginning_balance: round2Wan(beginning),
+        previous_ending_balance: round2Wan(previousEnding),
+        difference: round2Wan(difference),
       });
       // An unknown share (no positive total assets) is judged as 0: the least severe tier.
       const tier = OPENING_MISMATCH_RULE.tiers.find((t) =>

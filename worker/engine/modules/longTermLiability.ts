@@ -1,7 +1,7 @@
 /** 长期偿债能力分析: leverage from year-end balances and interest coverage. */
 import type { ReportContext } from '../context.ts';
 import { add, pct, ratio, toWan } from '../decimal.ts';
-import { defineIndicatorModule } from '../indicator.ts';
+import { defineIndicatorModule, sharedCompute } from '../indicator.ts';
 
 const balance = (ctx: ReportContext, year: number, key: string) => ctx.line(year, 'balance', key);
 
@@ -17,8 +17,9 @@ export const longTermLiabilityModule = defineIndicatorModule({
       unit: '%',
       formula: '年末负债合计 ÷ 年末资产总计 × 100',
       inputs: ['balance.total_liabilities', 'balance.total_assets'],
-      compute: (ctx, year) =>
+      compute: sharedCompute((ctx, year) =>
         pct(balance(ctx, year, 'total_liabilities'), balance(ctx, year, 'total_assets')),
+      ),
     },
     {
       key: 'equity_multiplier',

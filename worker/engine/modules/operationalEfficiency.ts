@@ -1,7 +1,7 @@
 /** 营运能力分析: turnover of total assets, receivables, inventory and payables, and turnover days. */
 import type { ReportContext } from '../context.ts';
 import { type Num, num, ratio } from '../decimal.ts';
-import { defineIndicatorModule } from '../indicator.ts';
+import { defineIndicatorModule, sharedCompute } from '../indicator.ts';
 import type { LineRef, MetricDef, RiskRule } from '../module.ts';
 
 const DAYS_IN_YEAR = num(360);
@@ -46,12 +46,13 @@ const TURNOVERS: readonly Turnover[] = [
   },
 ];
 
-function turnover(ctx: ReportContext, year: number, t: Turnover): Num {
-  return ratio(ctx.line(year, 'income', t.numerator.key), ctx.averageBalance(year, t.balance.key));
-}
-
 function turnoverMetrics(t: Turnover): MetricDef[] {
   const inputs: LineRef[] = [`income.${t.numerator.key}`, `balance.${t.balance.key}`];
+  // Shared with the turnover-days metric.
+  const turnover = sharedCompute(
+    (ctx: ReportContext, year: number): Num =>
+      ratio(ctx.line(year, 'income', t.numerator.key), ctx.averageBalance(year, t.balance.key)),
+  );
   return [
     {
       key: t.key,
@@ -59,7 +60,7 @@ function turnoverMetrics(t: Turnover): MetricDef[] {
       unit: '次',
       formula: `${t.numerator.label} ÷ ((年初${t.balance.label} + 年末${t.balance.label}) ÷ 2)`,
       inputs,
-      compute: (ctx, year) => turnover(ctx, year, t),
+      compute: turnover,
     },
     {
       key: `${t.key}_days`,
@@ -68,7 +69,7 @@ function turnoverMetrics(t: Turnover): MetricDef[] {
       formula: `360 ÷ ${t.label}`,
       inputs,
       note: '周转率为空或为零时为空。',
-      compute: (ctx, year) => ratio(DAYS_IN_YEAR, turnover(ctx, year, t)),
+      compute: (ctx, year) => ratio(DAYS_IN_YEAR, turnover(ctx, year)),
     },
   ];
 }

@@ -1,7 +1,8 @@
 /** 盈利能力分析: margins, returns on average equity and assets, and the SASAC cost-expense profit margin. */
 import type { ReportContext } from '../context.ts';
-import { add, pct, sub, sum } from '../decimal.ts';
-import { defineIndicatorModule } from '../indicator.ts';
+import { add, pct, sum } from '../decimal.ts';
+import { defineIndicatorModule, sharedCompute } from '../indicator.ts';
+import { currentPeriod, grossMarginOf } from './income/shared.ts';
 
 /** Expense lines added to operating cost in 成本费用总额; each counts as 0 when absent. */
 const COST_EXPENSE_LINES = [
@@ -26,11 +27,8 @@ export const profitabilityModule = defineIndicatorModule({
       unit: '%',
       formula: '(营业收入 − 营业成本) ÷ 营业收入 × 100',
       inputs: ['income.revenue', 'income.operating_cost'],
-      compute: (ctx, year) =>
-        pct(
-          sub(income(ctx, year, 'revenue'), income(ctx, year, 'operating_cost')),
-          income(ctx, year, 'revenue'),
-        ),
+      // The same formula, memoised per period, as the gross-margin changes of the income-statement modules.
+      compute: (ctx, year) => currentPeriod(ctx, year).value(grossMarginOf),
     },
     {
       key: 'net_margin',
@@ -38,7 +36,9 @@ export const profitabilityModule = defineIndicatorModule({
       unit: '%',
       formula: '净利润 ÷ 营业收入 × 100',
       inputs: ['income.net_profit', 'income.revenue'],
-      compute: (ctx, year) => pct(income(ctx, year, 'net_profit'), income(ctx, year, 'revenue')),
+      compute: sharedCompute((ctx, year) =>
+        pct(income(ctx, year, 'net_profit'), income(ctx, year, 'revenue')),
+      ),
     },
     {
       key: 'roe',
@@ -50,11 +50,11 @@ export const profitabilityModule = defineIndicatorModule({
       // read as a positive return), so ROE is not reported; the negative equity itself is raised as a danger
       // by long_term_liability.
       note: '平均所有者权益小于或等于零时为空（负权益下的收益率无经济含义）。',
-      compute: (ctx, year) => {
+      compute: sharedCompute((ctx, year) => {
         const equity = ctx.averageBalance(year, 'total_shareholders_equity');
         if (equity === null || equity.lessThanOrEqualTo(0)) return null;
         return pct(income(ctx, year, 'net_profit'), equity);
-      },
+      }),
     },
     {
       key: 'roa',
@@ -75,13 +75,13 @@ export const profitabilityModule = defineIndicatorModule({
         ...COST_EXPENSE_LINES.map((key) => `income.${key}` as const),
       ],
       note: '国资委绩效评价口径。营业成本与利润总额必需；缺失的费用行按零计。',
-      compute: (ctx, year) => {
+      compute: sharedCompute((ctx, year) => {
         const expenses = sum(
           COST_EXPENSE_LINES.map((key) => income(ctx, year, key)),
           { missingAsZero: true },
         );
         return pct(income(ctx, year, 'total_profit'), add(income(ctx, year, 'operating_cost'), expenses));
-      },
+      }),
     },
   ],
   riskRules: [

@@ -1,16 +1,17 @@
 /** 营业收入分析: operating vs non-operating revenue and the change of the operating share. */
 import type { ReportContext } from '../context.ts';
-import { add, type Num, pct, ppChange, toWan } from '../decimal.ts';
+import { add, pct, ppChange, toWan } from '../decimal.ts';
 import { defineIndicatorModule } from '../indicator.ts';
+import { currentPeriod, type PeriodFormula, priorPeriod } from './income/shared.ts';
 
-/** revenue / (revenue + non-operating income) × 100, reading the amounts through `read`. */
-function operatingShare(read: (key: string) => Num): Num {
-  const revenue = read('revenue');
-  return pct(revenue, add(revenue, read('non_operating_income')));
-}
+/** revenue / (revenue + non-operating income) × 100 of one period (memoised per period, see `Period.value`). */
+export const operatingRevenueShareOf: PeriodFormula = (p) => {
+  const revenue = p.income('revenue');
+  return pct(revenue, add(revenue, p.income('non_operating_income')));
+};
 
 const currentShare = (ctx: ReportContext, year: number) =>
-  operatingShare((key) => ctx.line(year, 'income', key));
+  currentPeriod(ctx, year).value(operatingRevenueShareOf);
 
 export const revenueModule = defineIndicatorModule({
   slug: 'revenue',
@@ -54,10 +55,7 @@ export const revenueModule = defineIndicatorModule({
       // last_year_amount column are only used for the first submitted year, where no earlier statement exists.
       note: '上年数取上一提交年度利润表的本年金额；首个年度无上一年报表时取本年利润表的上年金额。',
       compute: (ctx, year) =>
-        ppChange(
-          currentShare(ctx, year),
-          operatingShare((key) => ctx.priorPeriod(year, 'income', key)),
-        ),
+        ppChange(currentShare(ctx, year), priorPeriod(ctx, year).value(operatingRevenueShareOf)),
     },
   ],
   riskRules: [

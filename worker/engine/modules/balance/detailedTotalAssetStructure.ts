@@ -4,7 +4,7 @@
  */
 import type { RiskItem } from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
-import { format2, type Num, num, round2, sum, toWan } from '../../decimal.ts';
+import { format2, type Num, num, round2, round2Wan, sum } from '../../decimal.ts';
 import type { AnalysisModule, RiskRuleDoc } from '../../module.ts';
 import {
   catalogueKeys,
@@ -152,8 +152,8 @@ export const detailedTotalAssetStructureModule: AnalysisModule = {
     const sp_result = seriesLayout(ctx, (year) => {
       const r = results.get(year)!;
       return {
-        total_assets: round2(toWan(r.base)),
-        receivables_and_inventory: round2(toWan(r.receivablesAndInventory)),
+        total_assets: round2Wan(r.base),
+        receivables_and_inventory: round2Wan(r.receivablesAndInventory),
         receivables_and_inventory_share: round2(shareOf(r.receivablesAndInventory, r.base)),
         items: r.rows.map(roundStructureRow),
       };

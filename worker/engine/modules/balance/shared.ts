@@ -6,8 +6,25 @@
 import { findLineItem, LINE_ITEMS, type LineItemGroup } from '../../../catalogue/lineItems.ts';
 import type { AccountingStandard, RiskItem, RiskLevel, SheetType } from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
-import { changeRate, format2, type Num, pct, ratio, round2, sub, sum, toWan } from '../../decimal.ts';
-import { defineIndicatorModule, fillTemplate, type IndicatorModuleDef } from '../../indicator.ts';
+import {
+  changeRate,
+  format2,
+  type Num,
+  pct,
+  pctOver,
+  ratio,
+  round2,
+  round2Wan,
+  sub,
+  sum,
+  toWan,
+} from '../../decimal.ts';
+import {
+  defineIndicatorModule,
+  fillTemplate,
+  type IndicatorModuleDef,
+  sharedCompute,
+} from '../../indicator.ts';
 import type { AnalysisModule, LineRef, MetricDef, RiskRuleDoc } from '../../module.ts';
 
 /** Reads one line of one period; `key` → amount in yuan or null. */
@@ -65,6 +82,11 @@ export function shareOf(amount: Num, base: Num): Num {
   return pct(amount, base);
 }
 
+/** `shareOf(·, base)` for the many rows of one base (`pctOver`: one multiplication for all of them). */
+function sharesOf(base: Num): (amount: Num) => Num {
+  return base === null || base.lessThanOrEqualTo(0) ? () => null : pctOver(base);
+}
+
 // structure (shares of a total)
 
 export interface StructureRow {
@@ -92,9 +114,10 @@ export function structureRows(
   remainder: Remainder,
 ): { base: Num; rows: StructureRow[] } {
   const base = read(baseKey);
+  const shareOfBase = sharesOf(base);
   const rows: StructureRow[] = keys.map((key) => {
     const amount = read(key);
-    return { key, label: lineLabel(sheet, key), amount, share: shareOf(amount, base) };
+    return { key, label: lineLabel(sheet, key), amount, share: shareOfBase(amount) };
   });
   const rest = sub(
     base,
@@ -103,14 +126,14 @@ export function structureRows(
       { missingAsZero: true },
     ),
   );
-  rows.push({ ...remainder, amount: rest, share: shareOf(rest, base) });
+  rows.push({ ...remainder, amount: rest, share: shareOfBase(rest) });
   return { base, rows };
 }
 
 export const roundStructureRow = (r: StructureRow) => ({
   key: r.key,
   label: r.label,
-  amount: round2(toWan(r.amount)),
+  amount: round2Wan(r.amount),
   share: round2(r.share),
 });
 
@@ -135,8 +158,8 @@ export function changeRows(ctx: ReportContext, year: number, sheet: SheetType, k
       label: lineLabel(sheet, key),
       amount,
       previous,
-      change: sub(amount, previous),
-      rate: changeRate(amount, previous),
+      change: ctx.lineChange(year, sheet, key),
+      rate: ctx.lineChangeRate(year, sheet, key),
     };
   });
 }
@@ -144,9 +167,9 @@ export function changeRows(ctx: ReportContext, year: number, sheet: SheetType, k
 export const roundChangeRow = (r: ChangeRow) => ({
   key: r.key,
   label: r.label,
-  amount: round2(toWan(r.amount)),
-  previous_amount: round2(toWan(r.previous)),
-  change_amount: round2(toWan(r.change)),
+  amount: round2Wan(r.amount),
+  previous_amount: round2Wan(r.previous),
+  change_amount: round2Wan(r.change),
   change_rate: round2(r.rate),
 });
 
@@ -251,11 +274,30 @@ export function cashFlows(read: Reader, standard: AccountingStandard, section: C
   return { inflow, outflow, net: read(section.net) ?? sub(inflow, outflow) };
 }
 
-export const flowsOf = (ctx: ReportContext, year: number, section: CashFlowSection): Flows =>
-  cashFlows(currentReader(ctx, year, 'cash_flow'), ctx.report.standard, section);
+type FlowsOfYear = (ctx: ReportContext, year: number) => Flows;
 
+/** Per section, the functions `ctx.memo` keys the flows of a year and of its prior period by. */
+const FLOWS_OF_YEAR = new Map<CashFlowSection, { current: FlowsOfYear; prior: FlowsOfYear }>();
+
+function flowsOfYear(section: CashFlowSection) {
+  let fns = FLOWS_OF_YEAR.get(section);
+  if (fns === undefined) {
+    fns = {
+      current: (ctx, year) => cashFlows(currentReader(ctx, year, 'cash_flow'), ctx.report.standard, section),
+      prior: (ctx, year) => cashFlows(priorReader(ctx, year, 'cash_flow'), ctx.report.standard, section),
+    };
+    FLOWS_OF_YEAR.set(section, fns);
+  }
+  return fns;
+}
+
+/** The section's flows of the year's own statement, computed once per report and year. */
+export const flowsOf = (ctx: ReportContext, year: number, section: CashFlowSection): Flows =>
+  ctx.memo(flowsOfYear(section).current, year);
+
+/** The section's flows of the prior period (`ctx.priorPeriod`), computed once per report and year. */
 export const priorFlowsOf = (ctx: ReportContext, year: number, section: CashFlowSection): Flows =>
-  cashFlows(priorReader(ctx, year, 'cash_flow'), ctx.report.standard, section);
+  ctx.memo(flowsOfYear(section).prior, year);
 
 /** The cash-flow lines a section reads, for field docs. */
 export function sectionInputs(section: CashFlowSection, ...pick: ('in' | 'out' | 'net')[]): LineRef[] {
@@ -476,7 +518,7 @@ export function defineLineStructureModule(def: LineStructureDef): AnalysisModule
           def.base.key,
           def.remainder,
         );
-        return { [def.base.key]: round2(toWan(base)), items: rows.map(roundStructureRow) };
+        return { [def.base.key]: round2Wan(base), items: rows.map(roundStructureRow) };
       });
       return { sp_result, risk_items: [] };
     },
@@ -535,8 +577,8 @@ export function cashLineMetric(key: string, label: string): MetricDef {
  * Net operating cash flow ÷ net profit (净现比 / 盈余现金保障倍数). Null unless net profit is positive: over a loss
  * the quotient's sign inverts its meaning (more cash would read as a lower multiple).
  */
-export function operatingCashToProfit(ctx: ReportContext, year: number): Num {
+export const operatingCashToProfit = sharedCompute((ctx, year): Num => {
   const profit = ctx.line(year, 'income', 'net_profit');
   if (profit === null || !profit.greaterThan(0)) return null;
   return ratio(flowsOf(ctx, year, OPERATING).net, profit);
-}
+});

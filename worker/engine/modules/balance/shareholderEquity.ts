@@ -3,7 +3,7 @@
  * preservation and appreciation ratio (资本保值增值率).
  */
 import type { ReportContext } from '../../context.ts';
-import { changeRate, pct, toWan } from '../../decimal.ts';
+import { pct, toWan } from '../../decimal.ts';
 import { defineIndicatorModule } from '../../indicator.ts';
 
 const balance = (ctx: ReportContext, year: number, key: string) => ctx.line(year, 'balance', key);
@@ -46,11 +46,7 @@ export const shareholderEquityModule = defineIndicatorModule({
       formula: '(年末未分配利润 − 上年末未分配利润) ÷ |上年末未分配利润| × 100',
       inputs: ['balance.retained_earnings'],
       note: '上年末取上一提交年度的年末余额（首个提交年度取本年年初余额）；上年末为零或缺失时为空；分母取绝对值，累计亏损减少为正增长。',
-      compute: (ctx, year) =>
-        changeRate(
-          balance(ctx, year, 'retained_earnings'),
-          ctx.priorPeriod(year, 'balance', 'retained_earnings'),
-        ),
+      compute: (ctx, year) => ctx.lineChangeRate(year, 'balance', 'retained_earnings'),
     },
     {
       key: 'capital_preservation_ratio',

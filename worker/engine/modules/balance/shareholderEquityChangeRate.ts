@@ -3,7 +3,7 @@
  * year's year-end balance; for the first submitted year its own beginning balance) as amount change and rate.
  */
 import type { ReportContext } from '../../context.ts';
-import { changeRate, sub, toWan } from '../../decimal.ts';
+import { sub, toWan } from '../../decimal.ts';
 import { defineIndicatorModule } from '../../indicator.ts';
 import type { MetricDef } from '../../module.ts';
 
@@ -48,7 +48,7 @@ function lineMetrics(line: (typeof EQUITY_LINES)[number]): MetricDef[] {
       // The absolute base keeps the direction readable when the base is negative (accumulated losses shrinking
       // is an increase).
       note: `上年末为零或缺失时为空；分母取绝对值。${PRIOR_NOTE}`,
-      compute: (ctx, year) => changeRate(current(ctx, year), prior(ctx, year)),
+      compute: (ctx, year) => ctx.lineChangeRate(year, 'balance', line.key),
     },
   ];
 }

@@ -3,7 +3,7 @@
  * year-end balance, or for the first submitted year its own beginning balance — as amount change and rate.
  */
 import type { RiskItem } from '../../../types.ts';
-import { format2, num, round2, toWan } from '../../decimal.ts';
+import { format2, num, round2, round2Wan } from '../../decimal.ts';
 import type { AnalysisModule, RiskRuleDoc } from '../../module.ts';
 import {
   type ChangeRow,
@@ -162,8 +162,8 @@ export const totalAssetsChangeRateModule: AnalysisModule = {
       const rows = byYear.get(year)!;
       const total = findRow(rows, 'total_assets');
       return {
-        total_assets: round2(toWan(ctx.line(year, 'balance', 'total_assets'))),
-        total_assets_change_amount: round2(toWan(total?.change ?? null)),
+        total_assets: round2Wan(ctx.line(year, 'balance', 'total_assets')),
+        total_assets_change_amount: round2Wan(total?.change ?? null),
         total_assets_change_rate: round2(total?.rate ?? null),
         items: rows.map(roundChangeRow),
       };

@@ -4,7 +4,7 @@
  */
 import type { RiskItem } from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
-import { changeRate, format2, num, round2, toWan } from '../../decimal.ts';
+import { format2, num, round2, round2Wan } from '../../decimal.ts';
 import type { AnalysisModule, RiskRuleDoc } from '../../module.ts';
 import {
   type ChangeRow,
@@ -45,8 +45,7 @@ export const SHORT_TERM_BORROWINGS_SURGE_RULE: RiskRuleDoc = {
     '{year}年末短期借款为{amount}，较上年末的{previous}增长{rate}%，增幅超过{threshold}%，短期偿债与续贷压力上升。',
 };
 
-const assetsRate = (ctx: ReportContext, year: number) =>
-  changeRate(ctx.line(year, 'balance', 'total_assets'), ctx.priorPeriod(year, 'balance', 'total_assets'));
+const assetsRate = (ctx: ReportContext, year: number) => ctx.lineChangeRate(year, 'balance', 'total_assets');
 
 function risks(ctx: ReportContext, year: number, rows: readonly ChangeRow[]): RiskItem[] {
   const items: RiskItem[] = [];
@@ -173,8 +172,8 @@ export const totalLiabilitiesChangeRateModule: AnalysisModule = {
       const total = findRow(rows, 'total_liabilities');
       const borrowings = findRow(rows, 'short_term_borrowings');
       return {
-        total_liabilities: round2(toWan(ctx.line(year, 'balance', 'total_liabilities'))),
-        total_liabilities_change_amount: round2(toWan(total?.change ?? null)),
+        total_liabilities: round2Wan(ctx.line(year, 'balance', 'total_liabilities')),
+        total_liabilities_change_amount: round2Wan(total?.change ?? null),
         total_liabilities_change_rate: round2(total?.rate ?? null),
         total_assets_change_rate: round2(assetsRate(ctx, year)),
         short_term_borrowings_change_rate: round2(borrowings?.rate ?? null),

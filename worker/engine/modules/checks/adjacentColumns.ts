@@ -122,7 +122,8 @@ export function checkAdjacentColumns(ctx: ReportContext, def: AdjacentColumnChec
       const previousCurrent = ctx.line(priorYear, sheet, key);
       if (lastYear === null || previousCurrent === null) continue;
       checkedPairs += 1;
-      if (lastYear.equals(previousCurrent)) continue;
+      // The context shares one Decimal between columns of identical text: equal without comparing digits.
+      if (lastYear === previousCurrent || lastYear.equals(previousCurrent)) continue;
 
       const difference = lastYear.minus(previousCurrent);
       const perShare = findLineItem(sheet, key)?.group === 'eps';

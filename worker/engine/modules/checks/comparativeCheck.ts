@@ -13,7 +13,7 @@
  */
 import type { RiskItem } from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
-import { format2, type Num, num, pct, ratio, round2, sub, toWan } from '../../decimal.ts';
+import { format2, type Num, num, pct, ratio, round2, round2Wan, sub, toWan } from '../../decimal.ts';
 import { fillTemplate } from '../../indicator.ts';
 import type { AnalysisModule, FieldDoc, ModuleResult, RiskRuleDoc } from '../../module.ts';
 import {
@@ -288,9 +288,9 @@ function checkComparative(ctx: ReportContext): ModuleResult {
         item,
         item_label: label,
         balance_item: balanceItem,
-        cash_flow_amount: round2(toWan(cashFlow)),
-        balance_amount: round2(toWan(balance)),
-        difference: round2(toWan(difference)),
+        cash_flow_amount: round2Wan(cashFlow),
+        balance_amount: round2Wan(balance),
+        difference: round2Wan(difference),
       });
       const share = materialityShare(difference, totalAssets);
       risk_items.push({

@@ -29,6 +29,7 @@ import type { ReportContext } from '../../context.ts';
 import { add, average, format2, mul, type Num, num, ratio, round2, sub, sum, toWan } from '../../decimal.ts';
 import { fillTemplate } from '../../indicator.ts';
 import type { AnalysisModule, FieldDoc, LineRef, ModuleResult, RiskRuleDoc } from '../../module.ts';
+import { seriesLayout } from '../balance/shared.ts';
 
 // ——— pure scoring functions (exported for tests with published vectors) ———
 
@@ -40,11 +41,22 @@ export interface AltmanInputs {
   x5: Num;
 }
 
+/** The models' coefficients as Decimals, each converted once (the same values `times(number)` would convert). */
+const CONSTANTS = new Map<number, Decimal>();
+const constant = (value: number): Decimal => {
+  let d = CONSTANTS.get(value);
+  if (d === undefined) {
+    d = num(value);
+    CONSTANTS.set(value, d);
+  }
+  return d;
+};
+
 const linear = (intercept: number, terms: readonly [coefficient: number, value: Num][]): Num => {
-  let total: Decimal = num(intercept);
+  let total: Decimal = constant(intercept);
   for (const [c, v] of terms) {
     if (v === null) return null;
-    total = total.plus(v.times(c));
+    total = total.plus(v.times(constant(c)));
   }
   return total;
 };
@@ -78,8 +90,8 @@ export const Z_DOUBLE_PRIME_CUTOFFS = { distress: 1.1, safe: 2.6 } as const;
 /** safe above the upper cut-off, distress below the lower one, grey in between (both bounds included). */
 export function zoneOf(score: Num, cutoffs: { distress: number; safe: number }): Zone | null {
   if (score === null) return null;
-  if (score.lessThan(num(cutoffs.distress))) return 'distress';
-  if (score.greaterThan(num(cutoffs.safe))) return 'safe';
+  if (score.lessThan(constant(cutoffs.distress))) return 'distress';
+  if (score.greaterThan(constant(cutoffs.safe))) return 'safe';
   return 'grey';
 }
 
@@ -133,7 +145,7 @@ function sumPresent(values: readonly Num[]): Num {
 }
 
 const positive = (v: Num): Num => (v === null || v.lessThanOrEqualTo(0) ? null : v);
-const HUNDRED = 100;
+const HUNDRED = num(100);
 
 interface YearScores {
   x: AltmanInputs;
@@ -167,10 +179,17 @@ function altmanInputs(ctx: ReportContext, y: number): AltmanInputs {
   };
 }
 
-function grossMargin(ctx: ReportContext, y: number): Num {
+/**
+ * A ratio of one year (possibly an unsubmitted year t − 1 or t − 2, read through `balanceAt`/`incomeOf`). Each is
+ * asked for both as year t and, for year t + 1, as its prior year, so it is read through `ctx.memo`: computed once
+ * per report and year.
+ */
+type YearRatio = (ctx: ReportContext, y: number) => Num;
+
+const grossMargin: YearRatio = (ctx, y) => {
   const revenue = incomeOf(ctx, y, 'revenue');
   return ratio(sub(revenue, incomeOf(ctx, y, 'operating_cost')), revenue);
-}
+};
 
 /** 长期借款 + 应付债券 (absent lines 0), or null without a balance sheet at that date. */
 function longTermDebt(ctx: ReportContext, y: number): Num {
@@ -180,65 +199,73 @@ function longTermDebt(ctx: ReportContext, y: number): Num {
   });
 }
 
+const positiveAssets = (ctx: ReportContext, y: number): Num => positive(balanceAt(ctx, y, 'total_assets'));
+
+// Beneish's year ratios.
+const receivablesToRevenue: YearRatio = (ctx, y) =>
+  ratio(balanceAt(ctx, y, 'accounts_receivable'), incomeOf(ctx, y, 'revenue'));
+const softAssets: YearRatio = (ctx, y) =>
+  sub(
+    num(1),
+    ratio(
+      add(balanceAt(ctx, y, 'total_current_assets'), balanceAt(ctx, y, 'fixed_assets_net') ?? num(0)),
+      positiveAssets(ctx, y),
+    ),
+  );
+const sgaToRevenue: YearRatio = (ctx, y) =>
+  ratio(
+    sumPresent([incomeOf(ctx, y, 'sales_expenses'), incomeOf(ctx, y, 'administrative_expenses')]),
+    incomeOf(ctx, y, 'revenue'),
+  );
+const debtToAssets: YearRatio = (ctx, y) =>
+  ratio(add(balanceAt(ctx, y, 'total_current_liabilities'), longTermDebt(ctx, y)), positiveAssets(ctx, y));
+
 function beneishInputs(ctx: ReportContext, t: number): BeneishInputs {
   const p = t - 1;
+  const at = (f: YearRatio, y: number) => ctx.memo(f, y);
+  const index = (f: YearRatio): Num => ratio(at(f, t), at(f, p));
   const revenue = (y: number) => incomeOf(ctx, y, 'revenue');
-  const totalAssets = (y: number) => positive(balanceAt(ctx, y, 'total_assets'));
-  const index = (f: (y: number) => Num): Num => ratio(f(t), f(p));
-  const softAssets = (y: number) =>
-    sub(
-      num(1),
-      ratio(
-        add(balanceAt(ctx, y, 'total_current_assets'), balanceAt(ctx, y, 'fixed_assets_net') ?? num(0)),
-        totalAssets(y),
-      ),
-    );
   const netProfit = incomeOf(ctx, t, 'continuing_ops_net_profit') ?? incomeOf(ctx, t, 'net_profit');
   return {
-    dsri: index((y) => ratio(balanceAt(ctx, y, 'accounts_receivable'), revenue(y))),
-    gmi: ratio(grossMargin(ctx, p), grossMargin(ctx, t)),
+    dsri: index(receivablesToRevenue),
+    gmi: ratio(at(grossMargin, p), at(grossMargin, t)),
     aqi: index(softAssets),
-    sgi: index(revenue),
+    sgi: ratio(revenue(t), revenue(p)),
     depi: num(1),
-    sgai: index((y) =>
-      ratio(
-        sumPresent([incomeOf(ctx, y, 'sales_expenses'), incomeOf(ctx, y, 'administrative_expenses')]),
-        revenue(y),
-      ),
-    ),
-    lvgi: index((y) =>
-      ratio(add(balanceAt(ctx, y, 'total_current_liabilities'), longTermDebt(ctx, y)), totalAssets(y)),
-    ),
-    tata: ratio(sub(netProfit, ctx.line(t, 'cash_flow', 'net_cf_operating')), totalAssets(t)),
+    sgai: index(sgaToRevenue),
+    lvgi: index(debtToAssets),
+    tata: ratio(sub(netProfit, ctx.line(t, 'cash_flow', 'net_cf_operating')), positiveAssets(ctx, t)),
   };
 }
 
+// Piotroski's year ratios: returns and turnover on beginning-of-year total assets (Piotroski 2000).
+const returnOnAssets: YearRatio = (ctx, y) =>
+  ratio(incomeOf(ctx, y, 'net_profit'), positiveAssets(ctx, y - 1));
+const longTermLeverage: YearRatio = (ctx, y) =>
+  ratio(longTermDebt(ctx, y), average(positiveAssets(ctx, y - 1), positiveAssets(ctx, y)));
+const currentRatio: YearRatio = (ctx, y) =>
+  ratio(balanceAt(ctx, y, 'total_current_assets'), balanceAt(ctx, y, 'total_current_liabilities'));
+const assetTurnover: YearRatio = (ctx, y) => ratio(incomeOf(ctx, y, 'revenue'), positiveAssets(ctx, y - 1));
+
 function piotroskiSignals(ctx: ReportContext, t: number): PiotroskiSignal[] {
   const p = t - 1;
-  const assets = (y: number) => positive(balanceAt(ctx, y, 'total_assets'));
-  const netProfit = (y: number) => incomeOf(ctx, y, 'net_profit');
-  // Returns and turnover on beginning-of-year total assets (Piotroski 2000).
-  const roa = (y: number) => ratio(netProfit(y), assets(y - 1));
+  const at = (f: YearRatio, y: number) => ctx.memo(f, y);
   const cfo = ctx.line(t, 'cash_flow', 'net_cf_operating');
-  const cfoToAssets = ratio(cfo, assets(p));
-  const leverage = (y: number) => ratio(longTermDebt(ctx, y), average(assets(y - 1), assets(y)));
-  const currentRatio = (y: number) =>
-    ratio(balanceAt(ctx, y, 'total_current_assets'), balanceAt(ctx, y, 'total_current_liabilities'));
+  const cfoToAssets = ratio(cfo, positiveAssets(ctx, p));
   const contributed = (y: number) =>
     sumPresent([balanceAt(ctx, y, 'paid_in_capital'), balanceAt(ctx, y, 'capital_reserve')]);
-  const turnover = (y: number) => ratio(incomeOf(ctx, y, 'revenue'), assets(y - 1));
 
-  const roaT = roa(t);
-  const deltaRoa = sub(roaT, roa(p));
+  const roaT = at(returnOnAssets, t);
+  const deltaRoa = sub(roaT, at(returnOnAssets, p));
   const accrual = sub(roaT, cfoToAssets);
-  const [levT, levP] = [leverage(t), leverage(p)];
+  const [levT, levP] = [at(longTermLeverage, t), at(longTermLeverage, p)];
   const deltaLeverage = sub(levT, levP);
-  const deltaCurrent = sub(currentRatio(t), currentRatio(p));
+  const deltaCurrent = sub(at(currentRatio, t), at(currentRatio, p));
   const equityIncrease = sub(contributed(t), contributed(p));
-  const deltaMargin = sub(grossMargin(ctx, t), grossMargin(ctx, p));
-  const deltaTurnover = sub(turnover(t), turnover(p));
+  const deltaMargin = sub(at(grossMargin, t), at(grossMargin, p));
+  const deltaTurnover = sub(at(assetTurnover, t), at(assetTurnover, p));
   const test = (v: Num, pass: (d: Decimal) => boolean): boolean | null => (v === null ? null : pass(v));
-  const pctOf = (v: Num) => mul(v, num(HUNDRED));
+  const pctOf = (v: Num) => mul(v, HUNDRED);
 
   return [
     { key: 'roa', label: '总资产收益率为正', value: pctOf(roaT), pass: test(roaT, (d) => d.greaterThan(0)) },
@@ -305,10 +332,7 @@ function scoresFor(ctx: ReportContext, year: number): YearScores {
     zDoublePrime: altmanZDoublePrime(x),
     beneish,
     m: beneishM(beneish),
-    priorReceivablesShare: ratio(
-      balanceAt(ctx, year - 1, 'accounts_receivable'),
-      incomeOf(ctx, year - 1, 'revenue'),
-    ),
+    priorReceivablesShare: ctx.memo(receivablesToRevenue, year - 1),
     piotroski,
     f: complete ? piotroski.filter((s) => s.pass).length : null,
   };
@@ -436,7 +460,7 @@ function risks(ctx: ReportContext, scores: YearScores, model: AltmanModel): Risk
   if (m?.greaterThan(num(BENEISH_CUTOFF))) {
     const b = scores.beneish;
     const components = BENEISH_KEYS.map((k) => `${k.toUpperCase()} ${format2(b[k]!)}`).join('、');
-    const sharePct = mul(scores.priorReceivablesShare, num(HUNDRED));
+    const sharePct = mul(scores.priorReceivablesShare, HUNDRED);
     items.push({
       level: 'warning',
       code: BENEISH_RULE.code,
@@ -485,14 +509,8 @@ function computeDistressSignals(ctx: ReportContext): ModuleResult {
   const model = headlineModel(ctx);
   const scores = new Map(ctx.years.map((y) => [y, scoresFor(ctx, y)]));
   const latest = scores.get(ctx.latestYear)!;
-  return {
-    sp_result: {
-      released_year: ctx.latestYear,
-      ...yearValues(latest, model),
-      series: ctx.years.map((year) => ({ year, ...yearValues(scores.get(year)!, model) })),
-    },
-    risk_items: risks(ctx, latest, model),
-  };
+  const sp_result = seriesLayout(ctx, (year) => yearValues(scores.get(year)!, model));
+  return { sp_result, risk_items: risks(ctx, latest, model) };
 }
 
 // ——— field documentation ———

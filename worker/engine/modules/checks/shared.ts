@@ -19,11 +19,21 @@ export function lineName(sheet: SheetType, key: string): string {
   return findLineItem(sheet, key)?.nameZh ?? key;
 }
 
-const STATEMENT_ORDER = new Map(LINE_ITEMS.map((def, i) => [`${def.sheet}:${def.key}`, i]));
+/** Sheet → key → position in the catalogue. */
+const STATEMENT_ORDER = new Map<SheetType, Map<string, number>>();
+LINE_ITEMS.forEach((def, i) => {
+  let order = STATEMENT_ORDER.get(def.sheet);
+  if (!order) {
+    order = new Map();
+    STATEMENT_ORDER.set(def.sheet, order);
+  }
+  order.set(def.key, i);
+});
 
 /** Keys in statement (catalogue) order; keys the catalogue does not know follow, alphabetically. */
 export function sortStatementKeys(sheet: SheetType, keys: Iterable<string>): string[] {
-  const rank = (key: string) => STATEMENT_ORDER.get(`${sheet}:${key}`) ?? Number.MAX_SAFE_INTEGER;
+  const order = STATEMENT_ORDER.get(sheet);
+  const rank = (key: string) => order?.get(key) ?? Number.MAX_SAFE_INTEGER;
   return [...keys].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
@@ -42,10 +52,12 @@ export function materialityShare(difference: Decimal, base: Num): Num {
   return pct(difference.abs(), base);
 }
 
+const DANGER_SHARE = num(MATERIALITY_TIERS[0]!.threshold);
+const ZERO = num(0);
+
 /** The level of a mismatch; an unknown share (no positive base) is judged as 0, the least severe tier. */
 export function materialityLevel(share: Num): 'danger' | 'warning' {
-  const s = share ?? num(0);
-  return s.greaterThanOrEqualTo(num(MATERIALITY_TIERS[0]!.threshold)) ? 'danger' : 'warning';
+  return (share ?? ZERO).greaterThanOrEqualTo(DANGER_SHARE) ? 'danger' : 'warning';
 }
 
 /** A yuan amount as 万元 text with 2 decimals (`1234.50`). */

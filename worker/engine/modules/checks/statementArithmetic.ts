@@ -20,7 +20,7 @@ import type { Decimal } from 'decimal.js';
 import { type LineItemGroup, lineItemsFor } from '../../../catalogue/lineItems.ts';
 import type { AccountingStandard, RiskItem, SheetType } from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
-import { num, round2, toWan } from '../../decimal.ts';
+import { num, round2Wan } from '../../decimal.ts';
 import { fillTemplate } from '../../indicator.ts';
 import type { AnalysisModule, FieldDoc, ModuleResult, RiskRuleDoc } from '../../module.ts';
 import {
@@ -312,11 +312,39 @@ export const statementArithmeticModule: AnalysisModule = {
   compute: checkStatementArithmetic,
 };
 
-/** The catalogue lines of a group for the report's standard, each with its sign in the sum. */
-function groupLines(sheet: SheetType, g: LineItemGroup, standard: AccountingStandard, sign: 1 | -1) {
-  return lineItemsFor(sheet, standard)
-    .filter((def) => def.group === g)
-    .map((def) => ({ key: def.key, sign: def.sign === 'deduction' ? -sign : sign }));
+/** One line of a check's sum: a single line (required) or a line of a catalogue group (optional). */
+interface SumLine {
+  readonly key: string;
+  readonly sign: 1 | -1;
+  readonly required: boolean;
+}
+
+/** Each check's sum lines per standard: catalogue data, the same for every report, so expanded once. */
+const SUM_LINES = new Map<AccountingStandard, Map<ArithmeticCheck, readonly SumLine[]>>();
+
+/** The lines a check adds up, in order: its single lines and its groups' catalogue lines for the standard. */
+function sumLines(check: ArithmeticCheck, standard: AccountingStandard): readonly SumLine[] {
+  let byCheck = SUM_LINES.get(standard);
+  if (!byCheck) {
+    byCheck = new Map();
+    SUM_LINES.set(standard, byCheck);
+  }
+  let lines = byCheck.get(check);
+  if (!lines) {
+    lines = check.terms.flatMap((term): SumLine[] =>
+      'key' in term
+        ? [{ key: term.key, sign: term.sign, required: true }]
+        : lineItemsFor(check.sheet, standard)
+            .filter((def) => def.group === term.group)
+            .map((def) => ({
+              key: def.key,
+              sign: def.sign === 'deduction' ? (-term.sign as 1 | -1) : term.sign,
+              required: false,
+            })),
+    );
+    byCheck.set(check, lines);
+  }
+  return lines;
 }
 
 interface Evaluation {
@@ -336,23 +364,17 @@ function evaluateCheck(ctx: ReportContext, year: number, check: ArithmeticCheck)
   let computed = num(0);
   let anyTerm = false;
   const missing: string[] = [];
-  for (const term of check.terms) {
-    if ('key' in term) {
-      const v = value(term.key);
-      if (v === null) return null;
-      anyTerm = true;
-      computed = computed.plus(v.times(term.sign));
+  for (const line of sumLines(check, ctx.report.standard)) {
+    const v = value(line.key);
+    if (v === null) {
+      if (line.required) return null;
+      missing.push(line.key);
       continue;
     }
-    for (const line of groupLines(check.sheet, term.group, ctx.report.standard, term.sign)) {
-      const v = value(line.key);
-      if (v === null) {
-        missing.push(line.key);
-        continue;
-      }
-      anyTerm = true;
-      computed = computed.plus(v.times(line.sign));
-    }
+    anyTerm = true;
+    // ± v: adding or subtracting the amount itself is exactly adding v × (±1) (an amount has at most 24 digits,
+    // well within the precision).
+    computed = line.sign === 1 ? computed.plus(v) : computed.minus(v);
   }
   return anyTerm ? { reported, computed, missing } : null;
 }
@@ -388,9 +410,9 @@ function checkStatementArithmetic(ctx: ReportContext): ModuleResult {
         item: check.target,
         item_label: itemLabel,
         formula: check.formula,
-        reported: round2(toWan(reported)),
-        computed: round2(toWan(computed)),
-        difference: round2(toWan(difference)),
+        reported: round2Wan(reported),
+        computed: round2Wan(computed),
+        difference: round2Wan(difference),
         unsubmitted_lines: missingNames,
       });
 

@@ -3,17 +3,14 @@
  * revenue module's operating vs non-operating revenue), their change rates, and how much faster cost grew than
  * revenue.
  */
-import { add, changeRate, type Num, pct, sub } from '../../decimal.ts';
+import { add, pct, sub } from '../../decimal.ts';
 import { defineIndicatorModule } from '../../indicator.ts';
 import {
   amountMetric,
-  currentPeriod,
   lineChangeRateMetric,
-  type Period,
   type PeriodFormula,
   periodMetric,
   ppChangeMetric,
-  priorPeriod,
 } from './shared.ts';
 
 /** 营业成本 ÷ (营业成本 + 营业外支出) × 100; null when either line is missing (no zero-filling, as in revenue). */
@@ -26,9 +23,6 @@ const nonOperatingExpenseShareOf: PeriodFormula = (p) => {
   const expenses = p.income('non_operating_expenses');
   return pct(expenses, add(p.income('operating_cost'), expenses));
 };
-
-const growth = (current: Period, prior: Period, key: string): Num =>
-  changeRate(current.income(key), prior.income(key));
 
 export const costModule = defineIndicatorModule({
   slug: 'cost',
@@ -80,10 +74,11 @@ export const costModule = defineIndicatorModule({
       formula: '营业成本变动率 − 营业收入变动率',
       inputs: ['income.operating_cost', 'income.revenue'],
       note: '为正表示成本增长快于收入（或下降慢于收入）。任一变动率为空时为空。',
-      compute: (ctx, year) => {
-        const [current, prior] = [currentPeriod(ctx, year), priorPeriod(ctx, year)];
-        return sub(growth(current, prior, 'operating_cost'), growth(current, prior, 'revenue'));
-      },
+      compute: (ctx, year) =>
+        sub(
+          ctx.lineChangeRate(year, 'income', 'operating_cost'),
+          ctx.lineChangeRate(year, 'income', 'revenue'),
+        ),
     },
   ],
   riskRules: [

@@ -4,13 +4,11 @@
  */
 
 import type { RiskItem } from '../../../types.ts';
-import { changeRate } from '../../decimal.ts';
 import { formatValue } from '../../indicator.ts';
 import {
   amountMetric,
   type CustomRiskRule,
   changeRateMetric,
-  currentPeriod,
   defineModule,
   lineChangeRateMetric,
   PERIOD_EXPENSE_INPUTS,
@@ -18,7 +16,6 @@ import {
   periodExpenseRatioMetric,
   periodExpenseRatioOf,
   ppChangeMetric,
-  priorPeriod,
   raise,
   totalPeriodExpensesMetric,
   totalPeriodExpensesOf,
@@ -35,12 +32,11 @@ const EXPENSE_OUTGROWS_REVENUE: CustomRiskRule = {
     '{year}年{item}同比增长{growth}，超过{threshold}%，而营业收入变动率仅为{revenue_growth}（低于{revenue_threshold}%），费用增长与收入增长不匹配，需关注费用管控。',
   evaluate(ctx) {
     const year = ctx.latestYear;
-    const [current, prior] = [currentPeriod(ctx, year), priorPeriod(ctx, year)];
-    const revenueGrowth = changeRate(current.income('revenue'), prior.income('revenue'));
+    const revenueGrowth = ctx.lineChangeRate(year, 'income', 'revenue');
     if (revenueGrowth === null || !revenueGrowth.lessThan(REVENUE_GROWTH_THRESHOLD)) return [];
     const items: RiskItem[] = [];
     for (const expense of PERIOD_EXPENSES) {
-      const growth = changeRate(current.income(expense.key), prior.income(expense.key));
+      const growth = ctx.lineChangeRate(year, 'income', expense.key);
       if (growth === null || !growth.greaterThan(EXPENSE_GROWTH_THRESHOLD)) continue;
       items.push(
         raise(EXPENSE_OUTGROWS_REVENUE, 'warning', {

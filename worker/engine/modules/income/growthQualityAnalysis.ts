@@ -3,10 +3,10 @@
  * 应收账款 and 存货 is set against revenue growth; a balance growing much faster than revenue suggests sales on
  * looser credit or stock piling up.
  */
-import { changeRate, type Num, sub } from '../../decimal.ts';
+import { sub } from '../../decimal.ts';
 import { defineIndicatorModule } from '../../indicator.ts';
 import type { MetricDef, RiskRule } from '../../module.ts';
-import { amountAndChange, currentPeriod, lineChangeRateMetric, priorPeriod } from './shared.ts';
+import { amountAndChange, lineChangeRateMetric } from './shared.ts';
 
 interface BalanceLine {
   key: string;
@@ -37,11 +37,8 @@ const gapMetric = (l: BalanceLine): MetricDef => ({
   formula: `年末${l.label}变动率 − 营业收入变动率`,
   inputs: [`balance.${l.key}`, 'income.revenue'],
   note: `${l.label}变动率按年末余额计算（上期为上一年末余额）。任一变动率为空时为空。`,
-  compute: (ctx, year) => {
-    const [current, prior] = [currentPeriod(ctx, year), priorPeriod(ctx, year)];
-    const balanceGrowth: Num = changeRate(current.balance(l.key), prior.balance(l.key));
-    return sub(balanceGrowth, changeRate(current.income('revenue'), prior.income('revenue')));
-  },
+  compute: (ctx, year) =>
+    sub(ctx.lineChangeRate(year, 'balance', l.key), ctx.lineChangeRate(year, 'income', 'revenue')),
 });
 
 const gapRule = (l: BalanceLine): RiskRule => ({

@@ -3,7 +3,7 @@
  * a profit that rests on non-operating items, and a sudden jump of non-operating income that is material against
  * revenue (a common sign of one-off gains dressing up the result).
  */
-import { changeRate, pct, sub, toWan } from '../../decimal.ts';
+import { pct, sub, toWan } from '../../decimal.ts';
 import { formatValue } from '../../indicator.ts';
 import {
   amountAndChange,
@@ -15,7 +15,6 @@ import {
   type PeriodFormula,
   pctOfAbs,
   periodMetric,
-  priorPeriod,
   raise,
 } from './shared.ts';
 
@@ -37,7 +36,7 @@ const NET_SHARE_HIGH: CustomRiskRule = {
     const year = ctx.latestYear;
     const p = currentPeriod(ctx, year);
     const net = netOf(p);
-    const share = netShareOf(p);
+    const share = p.value(netShareOf);
     const totalProfit = p.income('total_profit');
     if (net === null || share === null || totalProfit === null) return [];
     const tier = findTier(NET_SHARE_HIGH.tiers, (t) => share.abs().greaterThan(t));
@@ -65,9 +64,9 @@ const INCOME_JUMP: CustomRiskRule = {
     '{year}年营业外收入为{amount}，同比增长{growth}，超过{threshold}%，且相当于营业收入的{revenue_share}（超过{revenue_threshold}%），需关注偶发性收益的来源与可持续性。',
   evaluate(ctx) {
     const year = ctx.latestYear;
-    const [current, prior] = [currentPeriod(ctx, year), priorPeriod(ctx, year)];
+    const current = currentPeriod(ctx, year);
     const amount = current.income('non_operating_income');
-    const growth = changeRate(amount, prior.income('non_operating_income'));
+    const growth = ctx.lineChangeRate(year, 'income', 'non_operating_income');
     const revenueShare = pct(amount, current.income('revenue'));
     if (amount === null || growth === null || revenueShare === null) return [];
     if (

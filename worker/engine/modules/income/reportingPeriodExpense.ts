@@ -33,7 +33,7 @@ const shareMetric = (expense: (typeof PERIOD_EXPENSES)[number]): MetricDef =>
       note: SHARE_NOTE,
     },
     (p) => {
-      const total = totalPeriodExpensesOf(p);
+      const total = p.value(totalPeriodExpensesOf);
       return total?.greaterThan(0) ? pct(p.income(expense.key), total) : null;
     },
   );

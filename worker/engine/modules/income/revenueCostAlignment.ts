@@ -6,9 +6,10 @@
  * - matching: 营业成本率 = operating cost ÷ revenue and its change, with the gross margin (100 − 营业成本率) and its
  *   change. The gross margin is the profitability module's own metric.
  */
-import { add, changeRate, type Num, pct, sub } from '../../decimal.ts';
+import { pct, sub } from '../../decimal.ts';
 import { formatValue } from '../../indicator.ts';
 import { profitabilityModule } from '../profitability.ts';
+import { operatingRevenueShareOf } from '../revenue.ts';
 import { operatingCostShareOf } from './cost.ts';
 import {
   borrowMetric,
@@ -26,12 +27,9 @@ import {
 } from './shared.ts';
 
 /** 营业收入 ÷ (营业收入 + 营业外收入) × 100: the revenue module's operating_revenue_ratio. */
-const revenueWeightOf: PeriodFormula = (p) => {
-  const revenue = p.income('revenue');
-  return pct(revenue, add(revenue, p.income('non_operating_income')));
-};
+const revenueWeightOf: PeriodFormula = operatingRevenueShareOf;
 
-const weightDifferenceOf: PeriodFormula = (p) => sub(revenueWeightOf(p), operatingCostShareOf(p));
+const weightDifferenceOf: PeriodFormula = (p) => sub(p.value(revenueWeightOf), p.value(operatingCostShareOf));
 
 const costToRevenueOf: PeriodFormula = (p) => pct(p.income('operating_cost'), p.income('revenue'));
 
@@ -50,8 +48,8 @@ const GROSS_MARGIN_FALL: CustomRiskRule = {
     '{year}年毛利率为{value}，较{prior_year}年的{prior_value}下降{fall}，降幅超过{threshold}个百分点，收入与成本的匹配关系恶化。',
   evaluate(ctx) {
     const year = ctx.latestYear;
-    const current = grossMarginOf(currentPeriod(ctx, year));
-    const prior = grossMarginOf(priorPeriod(ctx, year));
+    const current = currentPeriod(ctx, year).value(grossMarginOf);
+    const prior = priorPeriod(ctx, year).value(grossMarginOf);
     const fall = sub(prior, current);
     if (current === null || prior === null || fall === null) return [];
     const tier = findTier(GROSS_MARGIN_FALL.tiers, (t) => fall.greaterThan(t));
@@ -127,11 +125,11 @@ export const revenueCostAlignmentModule = defineModule({
       formula: '营业收入变动率 − 营业成本变动率',
       inputs: ['income.revenue', 'income.operating_cost'],
       note: '为正表示收入增长快于成本。任一变动率为空时为空。',
-      compute: (ctx, year) => {
-        const [current, prior] = [currentPeriod(ctx, year), priorPeriod(ctx, year)];
-        const rate = (key: string): Num => changeRate(current.income(key), prior.income(key));
-        return sub(rate('revenue'), rate('operating_cost'));
-      },
+      compute: (ctx, year) =>
+        sub(
+          ctx.lineChangeRate(year, 'income', 'revenue'),
+          ctx.lineChangeRate(year, 'income', 'operating_cost'),
+        ),
     },
     periodMetric(
       {

@@ -16,15 +16,43 @@ export interface Period {
   income(key: string): Num;
   balance(key: string): Num;
   cashFlow(key: string): Num;
+  /**
+   * `formula(this period)`, computed once per report and period (keyed by the formula's identity), so that the
+   * metrics and change metrics built on one formula share its value.
+   */
+  value(formula: PeriodFormula): Num;
 }
 
-/** The year's own statements (current-year amounts, ending balances). */
-export function currentPeriod(ctx: ReportContext, year: number): Period {
-  return {
-    income: (key) => ctx.line(year, 'income', key),
-    balance: (key) => ctx.line(year, 'balance', key),
-    cashFlow: (key) => ctx.line(year, 'cash_flow', key),
+function periodReading(read: (sheet: SheetType, key: string) => Num): Period {
+  const values = new Map<PeriodFormula, Num>();
+  const period: Period = {
+    income: (key) => read('income', key),
+    balance: (key) => read('balance', key),
+    cashFlow: (key) => read('cash_flow', key),
+    value(formula) {
+      let value = values.get(formula);
+      if (value === undefined) {
+        value = formula(period);
+        values.set(formula, value);
+      }
+      return value;
+    },
   };
+  return period;
+}
+
+const yearPeriod = (ctx: ReportContext, year: number): Period =>
+  periodReading((sheet, key) => ctx.line(year, sheet, key));
+
+/** `ctx.priorPeriod` as a period: the previous submitted year's own period, else this year's previous column. */
+const comparedPeriod = (ctx: ReportContext, year: number): Period =>
+  ctx.previousYear(year) === null
+    ? periodReading((sheet, key) => ctx.prior(year, sheet, key))
+    : currentPeriod(ctx, year - 1);
+
+/** The year's own statements (current-year amounts, ending balances); one object per report and year. */
+export function currentPeriod(ctx: ReportContext, year: number): Period {
+  return ctx.memo(yearPeriod, year);
 }
 
 /**
@@ -32,11 +60,7 @@ export function currentPeriod(ctx: ReportContext, year: number): Period {
  * previous column (`ctx.priorPeriod`). For the balance sheet that is last year's ending balance.
  */
 export function priorPeriod(ctx: ReportContext, year: number): Period {
-  return {
-    income: (key) => ctx.priorPeriod(year, 'income', key),
-    balance: (key) => ctx.priorPeriod(year, 'balance', key),
-    cashFlow: (key) => ctx.priorPeriod(year, 'cash_flow', key),
-  };
+  return ctx.memo(comparedPeriod, year);
 }
 
 /** A value computed from the lines of one period. */
@@ -102,7 +126,7 @@ const PP_CHANGE_NOTE = `${PRIOR_PERIOD_NOTE}任一期比率为空时为空。`;
 
 /** A metric of the year's own statements. */
 export function periodMetric(doc: FieldDoc, formula: PeriodFormula): MetricDef {
-  return { ...doc, compute: (ctx, year) => formula(currentPeriod(ctx, year)) };
+  return { ...doc, compute: (ctx, year) => currentPeriod(ctx, year).value(formula) };
 }
 
 /** Year-on-year change rate (%) of a value: (this period − prior period) ÷ |prior period| × 100. */
@@ -110,7 +134,8 @@ export function changeRateMetric(doc: FieldDoc, formula: PeriodFormula): MetricD
   return {
     ...doc,
     note: doc.note ?? CHANGE_RATE_NOTE,
-    compute: (ctx, year) => changeRate(formula(currentPeriod(ctx, year)), formula(priorPeriod(ctx, year))),
+    compute: (ctx, year) =>
+      changeRate(currentPeriod(ctx, year).value(formula), priorPeriod(ctx, year).value(formula)),
   };
 }
 
@@ -119,8 +144,22 @@ export function ppChangeMetric(doc: FieldDoc, formula: PeriodFormula): MetricDef
   return {
     ...doc,
     note: doc.note ?? PP_CHANGE_NOTE,
-    compute: (ctx, year) => ppChange(formula(currentPeriod(ctx, year)), formula(priorPeriod(ctx, year))),
+    compute: (ctx, year) =>
+      ppChange(currentPeriod(ctx, year).value(formula), priorPeriod(ctx, year).value(formula)),
   };
+}
+
+/** One formula per line for its amount in 万元, so that every module showing the amount shares one memo. */
+const WAN_AMOUNTS = new Map<LineRef, PeriodFormula>();
+
+function wanAmountOf(ref: LineRef): PeriodFormula {
+  let formula = WAN_AMOUNTS.get(ref);
+  if (formula === undefined) {
+    const read = line(ref);
+    formula = (p) => toWan(read(p));
+    WAN_AMOUNTS.set(ref, formula);
+  }
+  return formula;
 }
 
 /** A statement line in 万元, keyed `key` (the line's own key unless given). */
@@ -135,7 +174,7 @@ export function amountMetric(ref: LineRef, options: { key?: string; label?: stri
       inputs: [ref],
       ...(options.note === undefined ? {} : { note: options.note }),
     },
-    (p) => toWan(line(ref)(p)),
+    wanAmountOf(ref),
   );
 }
 
@@ -145,16 +184,17 @@ export function lineChangeRateMetric(
   options: { key?: string; label?: string } = {},
 ): MetricDef {
   const label = options.label ?? lineName(ref);
-  return changeRateMetric(
-    {
-      key: `${options.key ?? splitRef(ref)[1]}_change_rate`,
-      label: `${label}变动率`,
-      unit: '%',
-      formula: `(本期${label} − 上期${label}) ÷ |上期${label}| × 100`,
-      inputs: [ref],
-    },
-    line(ref),
-  );
+  const [sheet, key] = splitRef(ref);
+  return {
+    key: `${options.key ?? key}_change_rate`,
+    label: `${label}变动率`,
+    unit: '%',
+    formula: `(本期${label} − 上期${label}) ÷ |上期${label}| × 100`,
+    inputs: [ref],
+    note: CHANGE_RATE_NOTE,
+    // changeRateMetric(…, line(ref)) with the change rate shared by every module that shows this line's.
+    compute: (ctx, year) => ctx.lineChangeRate(year, sheet, key),
+  };
 }
 
 /** The amount (万元) of a statement line followed by its change rate (%). */
@@ -211,11 +251,12 @@ export const totalPeriodExpensesMetric: MetricDef = periodMetric(
     inputs: PERIOD_EXPENSE_INPUTS,
     note: '缺失的费用行按零计（小企业的研究费用含在管理费用中）；四项均缺失时为空。财务费用按其符号计入。',
   },
-  (p) => toWan(totalPeriodExpensesOf(p)),
+  (p) => toWan(p.value(totalPeriodExpensesOf)),
 );
 
 /** 期间费用率: period expenses ÷ revenue × 100. */
-export const periodExpenseRatioOf: PeriodFormula = (p) => pct(totalPeriodExpensesOf(p), p.income('revenue'));
+export const periodExpenseRatioOf: PeriodFormula = (p) =>
+  pct(p.value(totalPeriodExpensesOf), p.income('revenue'));
 
 export const periodExpenseRatioMetric: MetricDef = periodMetric(
   {
