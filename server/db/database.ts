@@ -11,6 +11,7 @@ import { acquireDataDirLock, type DataDirLock } from './dataDirLock.ts';
 import { ENTITIES } from './entities/index.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { PgliteDialect } from './pgliteDialect.ts';
+import { PreparingClient } from './prepared.ts';
 
 export interface Database {
   orm: MikroORM;
@@ -56,7 +57,8 @@ export function ormOptions(config: Pick<Config, 'databaseUrl'>): Options {
 
 export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
   if (config.databaseUrl) {
-    const orm = await MikroORM.init(ormOptions(config));
+    // Pool options for MikroORM's node-postgres pool: its clients run the hot statements prepared.
+    const orm = await MikroORM.init({ ...ormOptions(config), driverOptions: { Client: PreparingClient } });
     return {
       orm,
       kind: 'postgres',

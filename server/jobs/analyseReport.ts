@@ -7,8 +7,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { ANALYSIS_SLUGS, assembleReportItems } from '../../worker/engine/registry.ts';
-import type { AnalysisOutput, NormalisedReport } from '../../worker/types.ts';
+import { type ComputedItem, toAnalysisOutputs, withCoreRiskInsight } from '../../worker/computed.ts';
+import { ANALYSIS_SLUGS } from '../../worker/engine/registry.ts';
 import {
   aiBudgetMs,
   type InterpretationRun,
@@ -17,10 +17,9 @@ import {
   writeInterpretations,
 } from '../ai/interpretations.ts';
 import { addAiUsage } from '../ai/usage.ts';
-import { AnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import { Report } from '../db/entities/report.entity.ts';
-import { Statement } from '../db/entities/statement.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
+import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import type { ServiceContext } from '../services/context.ts';
@@ -29,108 +28,112 @@ import type { AnalysisJobData } from './queue.ts';
 /** A failure that retrying cannot fix (the job's input is unusable): the report fails at once. */
 export class PermanentJobError extends Error {}
 
+/** What the job reads when it claims an attempt. */
+interface ClaimedTask {
+  /** The normalised submission as JSON text: it goes to the pool as it is (see worker/computed.ts). */
+  payload: string | null;
+  ai_auto_analysis: boolean;
+}
+
+/**
+ * Claims an attempt of a task that is still processing: counts it and enters the store step, durably before any
+ * work (so a crash shows in `attempts`), and reads the submission and the report's AI setting.
+ */
+const CLAIM_SQL = prepared(`
+  update tasks as t
+     set step = 'store', attempts = t.attempts + 1, started_at = coalesce(t.started_at, $2), updated_at = $2
+    from reports as r
+   where t.id = $1 and t.status = 'processing' and r.id = t.report_id
+  returning t.payload::text as payload, r.ai_auto_analysis`);
+
+/**
+ * Step 1 in one statement: the statements in normalised form, one row per year and sheet, taken from the stored
+ * submission inside the database (it does not travel back to us for this), and the move to the compute step.
+ * A retried attempt overwrites the rows of an earlier one.
+ */
+const STORE_SQL = prepared(`
+  with task as (
+    update tasks set step = 'compute', updated_at = $3 where id = $1 returning payload
+  )
+  insert into statements (report_id, fiscal_year, sheet_type, lines)
+  select $2, (year ->> 'year')::int, sheet.key, sheet.value
+    from task, jsonb_array_elements(task.payload -> 'years') as year, jsonb_each(year -> 'sheets') as sheet
+  on conflict (report_id, fiscal_year, sheet_type) do update set lines = excluded.lines`);
+
+/** Parameters of ASSEMBLE_SQL before the items' rows, and the columns of each row. */
+const ASSEMBLE_FIXED = 4;
+const RESULT_COLUMNS = 6;
+
+/**
+ * Step 4 in one statement (for `items` rows): every item (a retried attempt overwrites an earlier one's), the report's success and
+ * share token, and the task's end, which also drops the stored submission. Each item's values are parameters
+ * of their own: PostgreSQL then only checks each document, where one JSON array of every item had to be taken
+ * apart (twice the database's CPU for this write).
+ */
+function assembleSql(items: number): string {
+  const rows = Array.from({ length: items }, (_, i) => {
+    const p = ASSEMBLE_FIXED + i * RESULT_COLUMNS;
+    return `($1, $${p + 1}, $${p + 2}::int, $${p + 3}::json, $${p + 4}::json, $${p + 5}, $${p + 6}, $2)`;
+  });
+  return prepared(`
+  with results as (
+    insert into analysis_results (report_id, slug, position, sp_result, risk_items, ai_content, ai_source, cached_at)
+    values ${rows.join(', ')}
+    on conflict (report_id, slug) do update
+      set position = excluded.position, sp_result = excluded.sp_result, risk_items = excluded.risk_items,
+          ai_content = excluded.ai_content, ai_source = excluded.ai_source, cached_at = excluded.cached_at
+  ), report as (
+    update reports set status = 'success', share_token = $4, completed_at = $2, updated_at = $2
+     where id = $1 and status = 'pending'
+  )
+  update tasks
+     set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null
+   where id = $3`);
+}
 export async function analyseReport(
   ctx: ServiceContext,
   data: AnalysisJobData,
   logger: Logger,
 ): Promise<void> {
   const em = ctx.db.orm.em.fork();
-  const task = await em.findOne(Task, { id: data.taskId }, { populate: ['payload'] });
-  if (task?.status !== 'processing') {
-    logger.info({ ...data, status: task?.status }, 'analysis job has nothing to do');
+  const [task] = await runSql<ClaimedTask>(em, CLAIM_SQL, [data.taskId, new Date()]);
+  if (!task) {
+    logger.info(data, 'analysis job has nothing to do');
     return;
   }
-  const report = task.payload as NormalisedReport | null;
   try {
-    if (!report || !Array.isArray(report.years))
-      throw new PermanentJobError('the stored submission is missing');
+    if (task.payload === null) throw new PermanentJobError('the stored submission is missing');
 
-    // Step 1: store the statements in normalised form (replacing any rows of an earlier attempt).
-    const now = new Date();
-    await em.nativeUpdate(
-      Task,
-      { id: task.id },
-      { step: 'store', attempts: task.attempts + 1, startedAt: task.startedAt ?? now, updatedAt: now },
-    );
-    const retry = task.attempts > 0;
-    await em.transactional(async (tx) => {
-      if (retry) await tx.nativeDelete(Statement, { report: data.reportId });
-      const rows = report.years.flatMap((year) =>
-        Object.entries(year.sheets).map(([sheet_type, lines]) => ({
-          fiscal_year: year.year,
-          sheet_type,
-          lines,
-        })),
-      );
-      await runSql(
-        tx,
-        `insert into statements (report_id, fiscal_year, sheet_type, lines)
-         select $1, x.fiscal_year, x.sheet_type, x.lines
-         from jsonb_to_recordset($2::jsonb) as x(fiscal_year int, sheet_type text, lines jsonb)`,
-        [data.reportId, JSON.stringify(rows)],
-      );
-      await tx.nativeUpdate(Task, { id: task.id }, { step: 'compute', updatedAt: new Date() });
-    });
+    // Step 1: store the statements in normalised form.
+    await runSql(em, STORE_SQL, [data.taskId, data.reportId, new Date()]);
 
     // Step 2: compute every analysis item in the worker pool.
-    const outputs = assembleReportItems(await ctx.pool.compute(report, ANALYSIS_SLUGS));
+    const items = withCoreRiskInsight(await ctx.pool.compute(task.payload, ANALYSIS_SLUGS));
 
     // Step 3: the AI interpretation, when the report asked for it. Never fails the report.
-    const ai = await runAiStep(ctx, em, data, task.id, outputs, logger);
+    const ai = task.ai_auto_analysis ? await runAiStep(ctx, em, data, items, logger) : null;
     const written = new Map(ai?.items.map((item) => [item.slug, item]));
 
-    // Step 4: assemble — results, AI texts, the share token and the final statuses in one transaction.
-    await em.transactional(async (tx) => {
-      const cachedAt = new Date();
-      if (retry) await tx.nativeDelete(AnalysisResult, { report: data.reportId });
-      await runSql(
-        tx,
-        `insert into analysis_results (report_id, slug, position, sp_result, risk_items, ai_content, ai_source, cached_at)
-         select $1, x.slug, x.position, x.sp_result, x.risk_items, x.ai_content, x.ai_source, $2
-         from jsonb_to_recordset($3::jsonb)
-           as x(slug text, position int, sp_result jsonb, risk_items jsonb, ai_content text, ai_source text)`,
-        [
-          data.reportId,
-          cachedAt,
-          JSON.stringify(
-            outputs.map((output, position) => {
-              const text = written.get(output.slug);
-              return {
-                slug: output.slug,
-                position,
-                sp_result: output.sp_result,
-                risk_items: mergeRiskItems(output.risk_items, text?.model_risk_items ?? []),
-                ai_content: text?.ai_content ?? null,
-                ai_source: text?.ai_source ?? null,
-              };
-            }),
-          ),
-        ],
-      );
-      if (ai) await addAiUsage(tx, data.reportId, ai.usage, cachedAt, { onlyPending: true });
-      await tx.nativeUpdate(
-        Report,
-        { id: data.reportId, status: 'pending' },
-        {
-          status: 'success',
-          shareToken: newShareToken(),
-          completedAt: cachedAt,
-          updatedAt: cachedAt,
-        },
-      );
-      await tx.nativeUpdate(
-        Task,
-        { id: task.id },
-        {
-          status: 'success',
-          step: 'done',
-          finishedAt: cachedAt,
-          updatedAt: cachedAt,
-          payload: null,
-          errorMessage: null,
-        },
-      );
+    // Step 4: assemble — results, AI texts, the share token and the final statuses, atomically.
+    const completedAt = new Date();
+    const params: unknown[] = [data.reportId, completedAt, data.taskId, newShareToken()];
+    items.forEach((item, position) => {
+      const text = written.get(item.slug);
+      const risks = text ? mergeRiskItems(item.risk_items, text.model_risk_items) : item.risk_items;
+      // sp_result is JSON text already (serialised in the pool): it is not parsed and serialised again here.
+      params.push(item.slug, position, item.spResultJson, JSON.stringify(risks), text?.ai_content ?? null);
+      params.push(text?.ai_source ?? null);
     });
+    const sql = assembleSql(items.length);
+    if (ai) {
+      await em.transactional(async (tx) => {
+        // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
+        await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
+        await runSql(tx, sql, params);
+      });
+    } else {
+      await runSql(em, sql, params);
+    }
   } catch (error) {
     if (error instanceof PermanentJobError) {
       await markFailed(ctx, data, `The report could not be analysed: ${error.message}.`);
@@ -138,28 +141,32 @@ export async function analyseReport(
     }
     // Keep the reason of the latest failed attempt: it becomes error_message if the retries run out.
     await em
-      .nativeUpdate(Task, { id: task.id }, { errorMessage: describeFailure(error), updatedAt: new Date() })
+      .nativeUpdate(
+        Task,
+        { id: data.taskId },
+        { errorMessage: describeFailure(error), updatedAt: new Date() },
+      )
       .catch(() => undefined);
     throw error;
   }
 }
 
 /**
- * Step 3. Runs only when the report has ai_auto_analysis; writes nothing itself (the texts are stored with
- * the results in step 4). A failure of the model machinery is logged and answered by the built-in writer;
- * only a database error (loading the report, recording the step) propagates, as in the other steps.
+ * Step 3, for a report with ai_auto_analysis; writes nothing itself (the texts are stored with the results in
+ * step 4). A failure of the model machinery is logged and answered by the built-in writer; only a database error
+ * (loading the report, recording the step) propagates, as in the other steps.
  */
 async function runAiStep(
   ctx: ServiceContext,
   em: EntityManager,
   data: AnalysisJobData,
-  taskId: string,
-  outputs: AnalysisOutput[],
+  items: readonly ComputedItem[],
   logger: Logger,
 ): Promise<InterpretationRun | null> {
   const row = await em.findOne(Report, { id: data.reportId });
-  if (!row?.aiAutoAnalysis) return null;
-  await em.nativeUpdate(Task, { id: taskId }, { step: 'ai', updatedAt: new Date() });
+  if (!row) return null;
+  await em.nativeUpdate(Task, { id: data.taskId }, { step: 'ai', updatedAt: new Date() });
+  const outputs = toAnalysisOutputs(items);
   try {
     return await writeInterpretations(ctx, {
       reportId: data.reportId,

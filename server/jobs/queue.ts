@@ -12,6 +12,7 @@ import { type Db, fromPglite, type Job, PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
+import { prepared } from '../db/prepared.ts';
 
 export const ANALYSIS_QUEUE = 'report-analysis';
 export const ANALYSIS_DEAD_LETTER_QUEUE = 'report-analysis-dead';
@@ -27,11 +28,15 @@ export type JobSettings = Pick<
   'jobConcurrency' | 'jobRetryLimit' | 'jobTimeoutSeconds' | 'jobHeartbeatSeconds' | 'jobMonitorSeconds'
 >;
 
-/** pg-boss statements run on an open Kysely transaction (MikroORM's), so they commit or roll back with it. */
+/**
+ * pg-boss statements run on an open Kysely transaction (MikroORM's), so they commit or roll back with it. They
+ * run prepared (server/db/prepared.ts): pg-boss builds its insert from the schema and queue alone, so the texts
+ * are few and fixed, and planning its insert cost PostgreSQL more than running it.
+ */
 export function transactionDb(trx: Transaction<unknown>): Db {
   return {
     executeSql: async (text, values) => {
-      const result = await trx.executeQuery(CompiledQuery.raw(text, values ?? []));
+      const result = await trx.executeQuery(CompiledQuery.raw(prepared(text), values ?? []));
       return { rows: result.rows as unknown[] };
     },
   };

@@ -92,7 +92,7 @@ async function generate(
       tx,
       `update analysis_results as a
          set ai_content = x.ai_content, ai_source = x.ai_source, risk_items = x.risk_items
-       from jsonb_to_recordset($2::jsonb) as x(slug text, ai_content text, ai_source text, risk_items jsonb)
+       from json_to_recordset($2::json) as x(slug text, ai_content text, ai_source text, risk_items json)
        where a.report_id = $1 and a.slug = x.slug`,
       [report.id, JSON.stringify(updates)],
     );

@@ -5,6 +5,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Account } from '../db/entities/account.entity.ts';
 import { ApiKey, type ApiKeyMode, type IApiKey } from '../db/entities/apiKey.entity.ts';
+import { prepared } from '../db/prepared.ts';
+import { runSql } from '../db/sql.ts';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.ts';
 import { isUuid, randomToken } from '../lib/ids.ts';
 
@@ -92,6 +94,20 @@ export async function revokeApiKeyByValue(em: EntityManager, key: string): Promi
   return affected > 0;
 }
 
+interface KeyRow {
+  id: string;
+  account_id: string;
+  mode: ApiKeyMode;
+  revoked: boolean;
+  /** last_used_at is more than a minute old (or unset). */
+  stale: boolean;
+}
+
+const FIND_KEY_SQL = prepared(`
+  select id, account_id, mode, revoked_at is not null as revoked,
+         coalesce(last_used_at < now() - interval '1 minute', true) as stale
+    from api_keys where key_hash = $1`);
+
 /**
  * Resolves the X-API-Key header to a principal. Missing, malformed, unknown and revoked keys all answer
  * 401; nothing is cached, so a revocation takes effect on the very next request.
@@ -104,18 +120,13 @@ export async function authenticateApiKey(em: EntityManager, header: string | und
       'The X-API-Key header does not hold a valid API key (ek_live_… or ek_test_…).',
     );
   }
-  const row = await em.findOne(
-    ApiKey,
-    { keyHash: hashApiKey(key) },
-    { fields: ['id', 'account', 'mode', 'revokedAt', 'lastUsedAt'] },
-  );
+  // Every request runs this: a prepared statement, not an ORM query (server/db/prepared.ts).
+  const [row] = await runSql<KeyRow>(em, FIND_KEY_SQL, [hashApiKey(key)]);
   if (!row) throw new UnauthenticatedError('This API key is not recognised.');
-  if (row.revokedAt) throw new UnauthenticatedError('This API key has been revoked.');
+  if (row.revoked) throw new UnauthenticatedError('This API key has been revoked.');
   // last_used_at is informational: write it at most once a minute per key so reads stay reads.
-  if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
-    await em.nativeUpdate(ApiKey, { id: row.id }, { lastUsedAt: new Date() });
-  }
-  return { accountId: row.account.id, mode: row.mode, apiKeyId: row.id };
+  if (row.stale) await em.nativeUpdate(ApiKey, { id: row.id }, { lastUsedAt: new Date() });
+  return { accountId: row.account_id, mode: row.mode, apiKeyId: row.id };
 }
 
 /** The account's keys, newest first (console). */

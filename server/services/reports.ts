@@ -11,6 +11,7 @@ import { normaliseSubmission } from '../../worker/normalise.ts';
 import { AnalysisResult, type IAnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import { type IReport, Report, type StoredWarning } from '../db/entities/report.entity.ts';
 import { type ITask, Task } from '../db/entities/task.entity.ts';
+import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import { AnalysisItemNotFoundError, NotFoundError, NotReadyError, ValidationError } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
@@ -25,6 +26,33 @@ export interface SubmissionReceipt {
   status: 'pending';
   warnings: StoredWarning[];
 }
+
+/**
+ * The enterprise, the report and its task in one statement. The enterprise row is found or created, and its
+ * report_count taken as the report's version number, under the row's lock: concurrent submissions for one
+ * enterprise get distinct versions. The task carries the normalised submission until the job has stored it.
+ */
+const RECORD_SUBMISSION_SQL = prepared(`
+  with enterprise as (
+    insert into enterprises (id, account_id, mode, name, info, report_count, created_at, updated_at)
+    values ($1, $2, $3, $4, $5::jsonb, 1, $6, $6)
+    on conflict (account_id, mode, name) do update
+      set report_count = enterprises.report_count + 1,
+          info = coalesce(excluded.info, enterprises.info),
+          updated_at = excluded.updated_at
+    returning id, report_count
+  ), report as (
+    insert into reports (id, account_id, mode, enterprise_id, version_no, name, accounting_standard, year_start,
+      year_end, ai_auto_analysis, enterprise_info, validation_warnings, status, share_is_public, created_at, updated_at)
+    select $7, $2, $3, enterprise.id, enterprise.report_count, $4, $8, $9, $10, $11, $5::jsonb, $12::jsonb,
+      'pending', true, $6, $6
+      from enterprise
+    returning id
+  ), task as (
+    insert into tasks (id, report_id, status, step, attempts, payload, created_at, updated_at)
+    select $13, report.id, 'processing', 'queued', 0, $14::jsonb, $6, $6 from report
+  )
+  select id as enterprise_id, report_count as version_no from enterprise`);
 
 /**
  * Validates a submission and, when it is valid, records the report, its task and its job in one
@@ -44,55 +72,27 @@ export async function submitReport(
   const now = new Date();
   const em = ctx.db.orm.em.fork();
   const { enterpriseId, versionNo } = await em.transactional(async (tx) => {
-    // One statement finds or creates the enterprise and takes the next version number under its row lock.
-    const [enterprise] = await runSql<{ id: string; report_count: number }>(
-      tx,
-      `insert into enterprises (id, account_id, mode, name, info, report_count, created_at, updated_at)
-       values ($1, $2, $3, $4, $5::jsonb, 1, $6, $6)
-       on conflict (account_id, mode, name) do update
-         set report_count = enterprises.report_count + 1,
-             info = coalesce(excluded.info, enterprises.info),
-             updated_at = excluded.updated_at
-       returning id, report_count`,
-      [
-        randomUUID(),
-        principal.accountId,
-        principal.mode,
-        normalised.enterpriseName,
-        normalised.enterpriseInfo ? JSON.stringify(normalised.enterpriseInfo) : null,
-        now,
-      ],
-    );
-    if (!enterprise) throw new Error('enterprise upsert returned no row');
-    await runSql(
-      tx,
-      `insert into reports (id, account_id, mode, enterprise_id, version_no, name, accounting_standard, year_start,
-         year_end, ai_auto_analysis, enterprise_info, validation_warnings, status, share_is_public, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12::jsonb, 'pending', true, $13, $13)`,
-      [
-        reportId,
-        principal.accountId,
-        principal.mode,
-        enterprise.id,
-        enterprise.report_count,
-        normalised.enterpriseName,
-        normalised.standard,
-        input.year_start,
-        input.year_end,
-        input.ai_auto_analysis === 1,
-        normalised.enterpriseInfo ? JSON.stringify(normalised.enterpriseInfo) : null,
-        JSON.stringify(warnings),
-        now,
-      ],
-    );
-    await runSql(
-      tx,
-      `insert into tasks (id, report_id, status, step, attempts, payload, created_at, updated_at)
-       values ($1, $2, 'processing', 'queued', 0, $3::jsonb, $4, $4)`,
-      [taskId, reportId, JSON.stringify(normalised), now],
-    );
+    // The job first, the enterprise last: the enterprise row stays locked (for the version number) only from
+    // the last statement to the commit, so concurrent submissions for one enterprise queue as briefly as can be.
     await ctx.queue.enqueueAnalysis(tx.getTransactionContext() as Transaction<unknown>, { reportId, taskId });
-    return { enterpriseId: enterprise.id, versionNo: enterprise.report_count };
+    const [created] = await runSql<{ enterprise_id: string; version_no: number }>(tx, RECORD_SUBMISSION_SQL, [
+      randomUUID(),
+      principal.accountId,
+      principal.mode,
+      normalised.enterpriseName,
+      normalised.enterpriseInfo ? JSON.stringify(normalised.enterpriseInfo) : null,
+      now,
+      reportId,
+      normalised.standard,
+      input.year_start,
+      input.year_end,
+      input.ai_auto_analysis === 1,
+      JSON.stringify(warnings),
+      taskId,
+      JSON.stringify(normalised),
+    ]);
+    if (!created) throw new Error('recording the submission returned no row');
+    return { enterpriseId: created.enterprise_id, versionNo: created.version_no };
   });
   return { reportId, taskId, enterpriseId, versionNo, status: 'pending', warnings };
 }

@@ -3,6 +3,7 @@
  * raw fixture JSON, with exact rational arithmetic on BigInt — independently of decimal.js and of the engine.
  */
 import { describe, expect, it } from 'vitest';
+import { toAnalysisOutputs } from '../../worker/computed.ts';
 import run from '../../worker/engine/analysis.worker.ts';
 import { ANALYSIS_SLUGS, computeAnalysis } from '../../worker/engine/registry.ts';
 import type { AnalysisOutput } from '../../worker/types.ts';
@@ -202,8 +203,10 @@ describe.each(FIXTURES)('engine golden values: %s', (name) => {
     }
   });
 
-  it('the Piscina entry returns what computeAnalysis returns', () => {
-    expect(run({ report, slugs: [...ANALYSIS_SLUGS] })).toEqual(out);
+  it('the Piscina entry returns what computeAnalysis returns, sp_result as JSON text', () => {
+    const items = run({ reportJson: JSON.stringify(report), slugs: [...ANALYSIS_SLUGS] });
+    expect(toAnalysisOutputs(items)).toEqual(out);
+    expect(items.map((item) => item.releasedYear)).toEqual(out.map((o) => o.sp_result.released_year));
   });
 
   it('output survives JSON unchanged (no NaN, no Infinity, no undefined)', () => {

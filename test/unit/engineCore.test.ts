@@ -1,6 +1,7 @@
 /** The engine's decimal helpers, the report context, the module catalogue metadata and the Piscina entry. */
 import { Piscina } from 'piscina';
 import { describe, expect, it } from 'vitest';
+import { toAnalysisOutputs } from '../../worker/computed.ts';
 import { createContext } from '../../worker/engine/context.ts';
 import {
   average,
@@ -205,8 +206,8 @@ describe('Piscina worker entry', () => {
       maxThreads: 1,
     });
     try {
-      const result = await pool.run({ report, slugs: [...ANALYSIS_SLUGS] });
-      expect(result).toEqual(computeAnalysis(report, ANALYSIS_SLUGS));
+      const result = await pool.run({ reportJson: JSON.stringify(report), slugs: [...ANALYSIS_SLUGS] });
+      expect(toAnalysisOutputs(result)).toEqual(computeAnalysis(report, ANALYSIS_SLUGS));
     } finally {
       await pool.destroy();
     }

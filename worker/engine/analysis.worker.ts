@@ -1,12 +1,12 @@
-/** Piscina worker entry: computes analysis slugs for one normalised report (received by structured clone). */
-import type { AnalysisOutput, NormalisedReport } from '../types.ts';
-import { computeAnalysis } from './registry.ts';
+/** Piscina worker entry: computes analysis slugs for one report, received as its JSON text (see computed.ts). */
+import { type ComputedItem, computeItems } from '../computed.ts';
 
 export interface AnalysisTask {
-  report: NormalisedReport;
+  /** The JSON text of a NormalisedReport. */
+  reportJson: string;
   slugs: string[];
 }
 
-export default function run(task: AnalysisTask): AnalysisOutput[] {
-  return computeAnalysis(task.report, task.slugs);
+export default function run(task: AnalysisTask): ComputedItem[] {
+  return computeItems(task.reportJson, task.slugs);
 }

@@ -10,8 +10,8 @@ export const AnalysisResult = defineEntity({
     report: () => p.manyToOne(Report).primary().deleteRule('cascade'),
     slug: p.string().length(64).primary(),
     position: p.integer(),
-    spResult: p.json<Record<string, unknown>>(),
-    riskItems: p.json<RiskItem[]>(),
+    spResult: p.json<Record<string, unknown>>().columnType('json'),
+    riskItems: p.json<RiskItem[]>().columnType('json'),
     aiContent: p.text().nullable(),
     /** Who wrote ai_content: `model` or `builtin`; null when there is none. */
     aiSource: p.string().length(16).nullable(),

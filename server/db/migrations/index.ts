@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121050955 } from './Migration20261121050955.ts';
 import { Migration20261121060231 } from './Migration20261121060231.ts';
 import { Migration20261121060500_sessions } from './Migration20261121060500_sessions.ts';
+import { Migration20261121080000_json_documents } from './Migration20261121080000_json_documents.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121050955', class: Migration20261121050955 },
   { name: 'Migration20261121060231', class: Migration20261121060231 },
   { name: 'Migration20261121060500_sessions', class: Migration20261121060500_sessions },
+  { name: 'Migration20261121080000_json_documents', class: Migration20261121080000_json_documents },
 ];

@@ -1,0 +1,87 @@
+/**
+ * How the database stores and runs the hot path (docs/performance.md): the analysis documents are `json`, the
+ * large documents lz4-compressed where the server has lz4, and the registered statements run as named prepared
+ * statements on PostgreSQL — on both backends from the same migrations.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Database, migrate, openDatabase } from '../../server/db/database.ts';
+import { prepared } from '../../server/db/prepared.ts';
+import { runSql } from '../../server/db/sql.ts';
+import { type Backend, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+
+describe.each<Backend>(['postgres', 'pglite'])('storage on %s', (backend) => {
+  let testDb: TestDatabase;
+  let db: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(backend);
+    db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir });
+    await migrate(db.orm);
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  it('keeps the analysis documents as json and the submission and statements as jsonb', async () => {
+    const rows = await runSql<{ table_name: string; column_name: string; data_type: string }>(
+      db.orm.em.fork(),
+      `select table_name, column_name, data_type from information_schema.columns
+        where (table_name, column_name) in
+              (('analysis_results', 'sp_result'), ('analysis_results', 'risk_items'), ('tasks', 'payload'),
+               ('statements', 'lines'))
+        order by table_name, column_name`,
+    );
+    expect(rows.map((row) => `${row.table_name}.${row.column_name} ${row.data_type}`)).toEqual([
+      'analysis_results.risk_items json',
+      'analysis_results.sp_result json',
+      'statements.lines jsonb',
+      'tasks.payload jsonb',
+    ]);
+  });
+
+  it('compresses the large documents with lz4 where the server supports it', async () => {
+    const rows = await runSql<{ attname: string; attcompression: string }>(
+      db.orm.em.fork(),
+      `select attname, attcompression from pg_attribute
+        where attrelid = 'analysis_results'::regclass and attname in ('sp_result', 'risk_items')`,
+    );
+    expect(rows).toHaveLength(2);
+    // PostgreSQL here is built with lz4 ('l'); PGlite is not, and keeps the default ('' = pglz).
+    for (const row of rows) expect(row.attcompression).toBe(backend === 'postgres' ? 'l' : '');
+  });
+});
+
+describe('prepared statements on postgres', () => {
+  let testDb: TestDatabase;
+  let db: Database;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('postgres');
+    db = await openDatabase({ databaseUrl: testDb.databaseUrl, dataDir: testDb.dataDir });
+  });
+
+  afterAll(async () => {
+    await db?.close();
+    await testDb?.drop();
+  });
+
+  it('runs registered statements as named prepared statements, and nothing else', async () => {
+    const hot = prepared('select $1::int + 1 as n');
+    const cold = 'select $1::int + 2 as n';
+    const statements = await db.orm.em.fork().transactional(async (tx) => {
+      // One transaction is one connection: the session's prepared statements are visible to it.
+      expect(await runSql(tx, hot, [1])).toEqual([{ n: 2 }]);
+      expect(await runSql(tx, hot, [2])).toEqual([{ n: 3 }]);
+      expect(await runSql(tx, cold, [1])).toEqual([{ n: 3 }]);
+      return runSql<{ name: string; statement: string }>(
+        tx,
+        'select name, statement from pg_prepared_statements',
+      );
+    });
+    expect(statements.map((s) => s.statement)).toContain(hot);
+    expect(statements.map((s) => s.statement)).not.toContain(cold);
+    expect(statements.find((s) => s.statement === hot)?.name).toMatch(/^fra_\d+$/);
+  });
+});

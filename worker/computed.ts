@@ -1,0 +1,63 @@
+/**
+ * The pool's contract with the server: a report goes to a worker as its JSON text and each item comes back with
+ * its sp_result already serialised. Strings cross threads as a copy of their bytes, where an object graph is
+ * cloned value by value on both sides; and the server writes sp_result to the database as JSON anyway. Only the
+ * AI step, when it runs, needs sp_result as an object again (`toAnalysisOutputs`).
+ */
+import { buildCoreRiskInsight } from './engine/coreRisk.ts';
+import { analysisLabel, computeAnalysis } from './engine/registry.ts';
+import type { AnalysisOutput, NormalisedReport, RiskItem } from './types.ts';
+
+export interface ComputedItem {
+  slug: string;
+  /** sp_result as JSON text. */
+  spResultJson: string;
+  /** sp_result.released_year (the core risk insight takes it from the items). */
+  releasedYear: number | null;
+  risk_items: RiskItem[];
+}
+
+/** Computes `slugs` over a report given as the JSON text of a NormalisedReport. Runs in a worker or inline. */
+export function computeItems(reportJson: string, slugs: readonly string[]): ComputedItem[] {
+  const report = JSON.parse(reportJson) as NormalisedReport;
+  return computeAnalysis(report, slugs).map((output) => ({
+    slug: output.slug,
+    spResultJson: JSON.stringify(output.sp_result),
+    releasedYear: typeof output.sp_result.released_year === 'number' ? output.sp_result.released_year : null,
+    risk_items: output.risk_items,
+  }));
+}
+
+/**
+ * A report's items in presentation order: the core risk insight (built from every item's risk items) first,
+ * then the computed items as given (ANALYSIS_SLUGS order).
+ */
+export function withCoreRiskInsight(items: readonly ComputedItem[]): ComputedItem[] {
+  const core = buildCoreRiskInsight(
+    items.map((item) => ({
+      slug: item.slug,
+      // The core risk insight reads released_year and the risk items of each output, nothing else.
+      sp_result: { released_year: item.releasedYear },
+      risk_items: item.risk_items,
+    })),
+    analysisLabel,
+  );
+  return [
+    {
+      slug: core.slug,
+      spResultJson: JSON.stringify(core.sp_result),
+      releasedYear: (core.sp_result.released_year as number | null) ?? null,
+      risk_items: core.risk_items,
+    },
+    ...items,
+  ];
+}
+
+/** The items as the engine's plain outputs (sp_result parsed back), for the AI step. */
+export function toAnalysisOutputs(items: readonly ComputedItem[]): AnalysisOutput[] {
+  return items.map((item) => ({
+    slug: item.slug,
+    sp_result: JSON.parse(item.spResultJson) as Record<string, unknown>,
+    risk_items: item.risk_items,
+  }));
+}
