@@ -5,6 +5,7 @@
  * Figures go to stdout (and, with --markdown, as a table for docs/performance.md). Nothing here is a test.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import pg from 'pg';
 import { syntheticSubmission } from '../fixtures/synthetic.ts';
@@ -34,6 +35,44 @@ interface Run {
   latencies: number[];
   completed: number;
   elapsedMs: number;
+  /** CPU ms per report (Linux /proc), sustained runs only. */
+  cpu?: CpuPerReport;
+}
+
+interface CpuPerReport {
+  serviceMain: number;
+  serviceOther: number;
+  postgres: number;
+  /** This process: the 16 submitters and the completion poll. */
+  loadGenerator: number;
+}
+
+/** CPU seconds a process or thread has used so far (utime + stime from /proc; clock ticks of 10 ms). */
+function cpuSeconds(statPath: string): number {
+  try {
+    const fields = readFileSync(statPath, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0; // the process or thread has gone
+  }
+}
+
+/** CPU used so far by the service's main thread, by its other threads, and by every PostgreSQL process. */
+function cpuSnapshot(servicePid: number) {
+  if (!existsSync('/proc/self/stat')) return null;
+  const total = cpuSeconds(`/proc/${servicePid}/stat`);
+  const main = cpuSeconds(`/proc/${servicePid}/task/${servicePid}/stat`);
+  let postgres = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith('postgres'))
+        postgres += cpuSeconds(`/proc/${pid}/stat`);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { main, other: total - main, postgres };
 }
 
 /**
@@ -42,7 +81,7 @@ interface Run {
  */
 async function withService<T>(
   poolThreads: number,
-  body: (url: string, key: string, databaseUrl: string) => Promise<T>,
+  body: (url: string, key: string, databaseUrl: string, pid: number) => Promise<T>,
 ): Promise<T> {
   const name = `fra_bench_${randomBytes(4).toString('hex')}`;
   await admin(`create database ${name}`);
@@ -56,7 +95,7 @@ async function withService<T>(
       env,
     );
     if (cli.code !== 0) throw new Error(cli.stderr);
-    return await body(service.url, cli.stdout.trim().split('\n').at(-1)!, url.toString());
+    return await body(service.url, cli.stdout.trim().split('\n').at(-1)!, url.toString(), service.child.pid!);
   } finally {
     await service.kill('SIGTERM');
     await admin(`drop database if exists ${name} with (force)`);
@@ -105,7 +144,15 @@ async function closedLoop(url: string, key: string, clients: number, pollMs: num
  * Sustained throughput: `clients` submitters POST back to back for DURATION_MS (no polling load), then the
  * run lasts until the last report has succeeded. Latency here is the server's own (completed_at − created_at).
  */
-async function sustained(url: string, key: string, databaseUrl: string, clients: number): Promise<Run> {
+async function sustained(
+  url: string,
+  key: string,
+  databaseUrl: string,
+  servicePid: number,
+  clients: number,
+): Promise<Run> {
+  const before = cpuSnapshot(servicePid);
+  const ownBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + DURATION_MS;
   let submitted = 0;
@@ -132,13 +179,25 @@ async function sustained(url: string, key: string, databaseUrl: string, clients:
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const elapsedMs = performance.now() - started;
+    const after = cpuSnapshot(servicePid);
+    const own = process.cpuUsage(ownBefore);
+    const perReport = (a: number, b: number) => ((a - b) * 1000) / submitted;
+    const cpu =
+      before && after
+        ? {
+            serviceMain: perReport(after.main, before.main),
+            serviceOther: perReport(after.other, before.other),
+            postgres: perReport(after.postgres, before.postgres),
+            loadGenerator: (own.user + own.system) / 1000 / submitted,
+          }
+        : undefined;
     const { rows } = await client.query(
       `select extract(epoch from (completed_at - created_at)) * 1000 as ms from reports
        where status = 'success' and created_at >= now() - make_interval(secs => $1) order by 1`,
       [Math.ceil(elapsedMs / 1000) + 1],
     );
     const latencies = rows.map((row) => Number(row.ms));
-    return { latencies, completed: submitted, elapsedMs };
+    return { latencies, completed: submitted, elapsedMs, cpu };
   } finally {
     await client.end();
   }
@@ -153,6 +212,7 @@ function describe(label: string, run: Run) {
     p95: percentile(l, 95),
     p99: percentile(l, 99),
     perSecond: (run.completed / run.elapsedMs) * 1000,
+    cpu: run.cpu,
   };
 }
 
@@ -166,7 +226,7 @@ for (const [mode, poolThreads] of [
   [`pool (${threads} threads)`, threads],
   ['inline (main thread)', 0],
 ] as const) {
-  await withService(poolThreads, async (url, key, databaseUrl) => {
+  await withService(poolThreads, async (url, key, databaseUrl, pid) => {
     const phase = async (label: string, run: () => Promise<Run>) => {
       const row = describe(`${mode}, ${label}`, await run());
       console.log(
@@ -177,7 +237,7 @@ for (const [mode, poolThreads] of [
     await closedLoop(url, key, 4, 10); // warm-up: JIT, connection pools, worker threads
     await phase('1 client', () => closedLoop(url, key, 1, 5));
     await phase('16 clients', () => closedLoop(url, key, 16, 25));
-    await phase('sustained (16 submitters)', () => sustained(url, key, databaseUrl, 16));
+    await phase('sustained (16 submitters)', () => sustained(url, key, databaseUrl, pid, 16));
   });
 }
 
@@ -196,3 +256,19 @@ console.log(
 console.log(
   '(1 and 16 clients: client-observed submit → success, polling; sustained: server-side created → completed)',
 );
+const sustainedRows = rows.filter((row) => row.cpu);
+if (sustainedRows.length > 0) {
+  console.log(
+    '\nCPU ms per report, sustained runs (the load generator is this process, on the same machine):',
+  );
+  console.log(
+    '| run | service main thread | service other threads | PostgreSQL | service + PostgreSQL | load generator |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const { label, cpu } of sustainedRows) {
+    const c = cpu!;
+    console.log(
+      `| ${label} | ${fmt(c.serviceMain)} | ${fmt(c.serviceOther)} | ${fmt(c.postgres)} | ${fmt(c.serviceMain + c.serviceOther + c.postgres)} | ${fmt(c.loadGenerator)} |`,
+    );
+  }
+}
