@@ -60,22 +60,26 @@ const STORE_SQL = prepared(`
     from task, jsonb_array_elements(task.payload -> 'years') as year, jsonb_each(year -> 'sheets') as sheet
   on conflict (report_id, fiscal_year, sheet_type) do update set lines = excluded.lines`);
 
-/** Parameters of ASSEMBLE_SQL before the items' rows, and the columns of each row. */
+/** Parameters of the assemble statement before the items' rows, and the columns of each row. */
 const ASSEMBLE_FIXED = 4;
 const RESULT_COLUMNS = 6;
+/** The assemble statement's text by number of items (always every slug: one text, built once). */
+const assembleTexts = new Map<number, string>();
 
 /**
- * Step 4 in one statement (for `items` rows): every item (a retried attempt overwrites an earlier one's), the report's success and
- * share token, and the task's end, which also drops the stored submission. Each item's values are parameters
- * of their own: PostgreSQL then only checks each document, where one JSON array of every item had to be taken
- * apart (twice the database's CPU for this write).
+ * Step 4 in one statement (for `items` rows): every item (a retried attempt overwrites an earlier one's), the
+ * report's success and share token, and the task's end, which also drops the stored submission. Each item's
+ * values are parameters of their own: PostgreSQL then only checks each document, where one JSON array of every
+ * item had to be taken apart (twice the database's CPU for this write).
  */
 function assembleSql(items: number): string {
+  const known = assembleTexts.get(items);
+  if (known !== undefined) return known;
   const rows = Array.from({ length: items }, (_, i) => {
     const p = ASSEMBLE_FIXED + i * RESULT_COLUMNS;
     return `($1, $${p + 1}, $${p + 2}::int, $${p + 3}::json, $${p + 4}::json, $${p + 5}, $${p + 6}, $2)`;
   });
-  return prepared(`
+  const text = prepared(`
   with results as (
     insert into analysis_results (report_id, slug, position, sp_result, risk_items, ai_content, ai_source, cached_at)
     values ${rows.join(', ')}
@@ -89,7 +93,10 @@ function assembleSql(items: number): string {
   update tasks
      set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null
    where id = $3`);
+  assembleTexts.set(items, text);
+  return text;
 }
+
 export async function analyseReport(
   ctx: ServiceContext,
   data: AnalysisJobData,
