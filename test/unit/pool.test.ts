@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { validateSubmission } from '../../schema/submission.ts';
 import { ANALYSIS_SLUGS } from '../../worker/engine/registry.ts';
 import { normaliseSubmission } from '../../worker/normalise.ts';
-import { AnalysisPool, batchSlugs } from '../../worker/pool.ts';
+import { AnalysisPool, batchSlugs, fanOut } from '../../worker/pool.ts';
 import { loadFixture } from '../helpers/engineFixtures.ts';
 
 describe('batchSlugs', () => {
@@ -28,6 +28,17 @@ describe('batchSlugs', () => {
   });
 });
 
+describe('fanOut', () => {
+  it('gives one batch per idle thread, and one batch when no thread is idle', () => {
+    expect(fanOut(2, 0)).toBe(2);
+    expect(fanOut(2, 1)).toBe(1);
+    expect(fanOut(2, 2)).toBe(1);
+    expect(fanOut(8, 3)).toBe(5);
+    expect(fanOut(8, 20)).toBe(1);
+    expect(fanOut(1, 0)).toBe(1);
+  });
+});
+
 describe('AnalysisPool', () => {
   const pool = new AnalysisPool(2);
   const inline = new AnalysisPool(0);
@@ -41,5 +52,27 @@ describe('AnalysisPool', () => {
     const [pooled, local] = await Promise.all([pool.compute(json, slugs), inline.compute(json, slugs)]);
     expect(pooled.map((item) => item.slug)).toEqual(slugs);
     expect(pooled).toEqual(local);
+  });
+
+  it('fans a report out across an idle pool, and sends reports that arrive while it is busy as one batch', async () => {
+    const validation = validateSubmission(loadFixture('general_new-3y'));
+    if (!validation.ok) throw new Error('fixture invalid');
+    const json = JSON.stringify(normaliseSubmission(validation.value).report);
+    const expected = await inline.compute(json, ANALYSIS_SLUGS);
+
+    const alone = pool.batchesRun;
+    expect(await pool.compute(json, ANALYSIS_SLUGS)).toEqual(expected);
+    expect(pool.batchesRun - alone).toBe(2);
+
+    // Eight reports at once: the first finds both threads idle (two batches), the other seven find them busy.
+    const burst = pool.batchesRun;
+    const results = await Promise.all(Array.from({ length: 8 }, () => pool.compute(json, ANALYSIS_SLUGS)));
+    for (const items of results) expect(items).toEqual(expected);
+    expect(pool.batchesRun - burst).toBe(9);
+
+    // Idle again: the next report is fanned out again.
+    const after = pool.batchesRun;
+    await pool.compute(json, ANALYSIS_SLUGS);
+    expect(pool.batchesRun - after).toBe(2);
   });
 });
