@@ -84,6 +84,20 @@ interface CpuPerReport {
   postgres: number;
   /** This process: the 16 submitters and the completion poll. */
   loadGenerator: number;
+  /** Share of the machine's CPU time (all cores) that was idle, and stolen by the hypervisor, during the run (%). */
+  idlePct: number;
+  stealPct: number;
+}
+
+/** The machine's CPU time so far, from the first line of /proc/stat (in clock ticks). */
+function machineTicks(): { total: number; idle: number; steal: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = fields.map(Number) as number[];
+  return {
+    total: user! + nice! + system! + idle! + iowait! + irq! + softirq! + steal!,
+    idle: idle! + iowait!,
+    steal: steal!,
+  };
 }
 
 /** CPU seconds a process or thread has used so far (utime + stime from /proc; clock ticks of 10 ms). */
@@ -111,7 +125,7 @@ function cpuSnapshot(servicePid: number) {
       // gone meanwhile
     }
   }
-  return { main, other: total - main, postgres };
+  return { main, other: total - main, postgres, machine: machineTicks() };
 }
 
 /**
@@ -216,6 +230,12 @@ async function sustained(
             serviceOther: perReport(after.other, before.other),
             postgres: perReport(after.postgres, before.postgres),
             loadGenerator: (own.user + own.system) / 1000 / submitted,
+            idlePct:
+              (100 * (after.machine.idle - before.machine.idle)) /
+              (after.machine.total - before.machine.total),
+            stealPct:
+              (100 * (after.machine.steal - before.machine.steal)) /
+              (after.machine.total - before.machine.total),
           }
         : undefined;
     const { rows } = await client.query(
@@ -291,13 +311,13 @@ if (sustainedRows.length > 0) {
     '\nCPU ms per report, sustained runs (the load generator is this process, on the same machine):',
   );
   console.log(
-    '| run | service main thread | service other threads | PostgreSQL | service + PostgreSQL | load generator |',
+    '| run | service main thread | service other threads | PostgreSQL | service + PostgreSQL | load generator | machine idle / steal |',
   );
-  console.log('|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|');
   for (const { label, cpu } of sustainedRows) {
     const c = cpu!;
     console.log(
-      `| ${label} | ${fmt(c.serviceMain)} | ${fmt(c.serviceOther)} | ${fmt(c.postgres)} | ${fmt(c.serviceMain + c.serviceOther + c.postgres)} | ${fmt(c.loadGenerator)} |`,
+      `| ${label} | ${fmt(c.serviceMain)} | ${fmt(c.serviceOther)} | ${fmt(c.postgres)} | ${fmt(c.serviceMain + c.serviceOther + c.postgres)} | ${fmt(c.loadGenerator)} | ${fmt(c.idlePct)} % / ${fmt(c.stealPct)} % |`,
     );
   }
 }
