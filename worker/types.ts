@@ -42,6 +42,30 @@ export interface EnterpriseInfo {
   is_sme?: number | null;
 }
 
+/** The spec's enterprise_info fields, in its order. */
+export const ENTERPRISE_INFO_FIELDS = [
+  'province',
+  'city',
+  'area',
+  'industry_sector_code',
+  'industry_sector',
+  'industry_division_code',
+  'industry_division',
+  'employee_count',
+  'taxpayer_qualification',
+  'is_vat_taxpayer',
+  'enterprise_type',
+  'is_sme',
+] as const satisfies readonly (keyof EnterpriseInfo)[];
+
+/** The yes/no fields of enterprise_info (0 or 1); the others are text. */
+type EnterpriseInfoFlag = 'is_vat_taxpayer' | 'is_sme';
+export type EnterpriseInfoTextField = Exclude<(typeof ENTERPRISE_INFO_FIELDS)[number], EnterpriseInfoFlag>;
+
+export const ENTERPRISE_INFO_TEXT_FIELDS = ENTERPRISE_INFO_FIELDS.filter(
+  (field): field is EnterpriseInfoTextField => field !== 'is_vat_taxpayer' && field !== 'is_sme',
+);
+
 /** What the engine computes from: the statements of every submitted year, ascending by year. */
 export interface NormalisedReport {
   enterpriseName: string;

@@ -5,6 +5,7 @@
  * display name and unit of each sp_result key (from the analysis catalogue).
  */
 import { type AnalysisCatalogue, analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
+import { ENTERPRISE_INFO_FIELDS } from '../../worker/types.ts';
 import type { IAnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import type { IReport } from '../db/entities/report.entity.ts';
 import type { SharedReport } from '../services/sharing.ts';
@@ -18,21 +19,6 @@ function catalogueItem(slug: string): CatalogueItem | undefined {
   bySlug ??= new Map(analysisCatalogue().items.map((item) => [item.slug, item]));
   return bySlug.get(slug);
 }
-
-const ENTERPRISE_INFO_FIELDS = [
-  'province',
-  'city',
-  'area',
-  'industry_sector_code',
-  'industry_sector',
-  'industry_division_code',
-  'industry_division',
-  'employee_count',
-  'taxpayer_qualification',
-  'is_vat_taxpayer',
-  'enterprise_type',
-  'is_sme',
-] as const;
 
 /** The spec's enterprise_info fields as submitted with this report (null when none were given). */
 function presentEnterpriseInfo(report: IReport) {

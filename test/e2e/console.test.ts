@@ -5,31 +5,13 @@
  * link, revoke the key — and see the next REST call with it refused. Then the same pages on a 375 px phone,
  * the mode switch, an expired session and signing out. Screenshots land in test/artifacts/ (git-ignored).
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import {
-  type Browser,
-  type BrowserContext,
-  type BrowserContextOptions,
-  chromium,
-  type Page,
-} from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Session } from '../../server/db/entities/session.entity.ts';
+import { ARTIFACTS, launchChromium, requireChromium } from '../helpers/browser.ts';
 import { freePort } from '../helpers/process.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const PERMISSIONS = ['clipboard-read', 'clipboard-write'];
 const DESKTOP: BrowserContextOptions = {
   viewport: { width: 1366, height: 900 },
@@ -79,16 +61,11 @@ describe('the console in Chromium', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (.ci/run does).`,
-      );
-    }
-    mkdirSync(ARTIFACTS, { recursive: true });
+    requireChromium();
     // APP_URL is where the server listens, so the share links the console copies and opens work here.
     const port = await freePort();
     service = await startTestService('postgres', { port, appUrl: `http://127.0.0.1:${port}` });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
     desktop = await browser.newContext(DESKTOP);
     page = await desktop.newPage();
     watch(page);

@@ -4,27 +4,15 @@
  * name, every section, every chart's canvas (drawn, not blank), risks and AI text, that nothing is fetched
  * from the internet, printing, and the 404 view. Screenshots land in test/artifacts/ (git-ignored).
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalysisResult } from '../../server/db/entities/analysisResult.entity.ts';
 import { Report } from '../../server/db/entities/report.entity.ts';
 import type { SharedReport } from '../../web/src/api/types.ts';
 import { chartForItem } from '../../web/src/charts/registry.ts';
+import { ARTIFACTS, launchChromium, requireChromium } from '../helpers/browser.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const SECTION_LABELS = [
   '核心风险洞察',
   '企业概况',
@@ -151,12 +139,7 @@ describe('share page in Chromium', () => {
   }
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium is not installed at ${CHROMIUM}: apt-get install -y chromium (.ci/run does).`,
-      );
-    }
-    mkdirSync(ARTIFACTS, { recursive: true });
+    requireChromium();
     service = await startTestService('postgres');
     const key = await service.newKey('test');
     const submitted = await service.request('/api/v1/developer/reports/financial', {
@@ -171,7 +154,7 @@ describe('share page in Chromium', () => {
       await em.nativeUpdate(AnalysisResult, { report: reportId, slug }, { aiContent: AI_TEXT });
     }
     report = (await service.request(`/api/v1/shared/reports/${token}`)).body;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -205,6 +188,35 @@ describe('share page in Chromium', () => {
     await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 5000 }).toBeGreaterThan(5000);
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: `${ARTIFACTS}share-mobile.png`, fullPage: true });
+    await page.context().close();
+  });
+
+  it('folds long tables past their first ten rows and unfolds them on request', async () => {
+    const { page } = await visit(`/shared/reports/${token}`, DESKTOP);
+    await page.waitForSelector('[data-testid=enterprise-name]');
+    // Every foldable table shows ten rows and hides the rest; its button names how many are hidden.
+    const tables = await page.$$eval('button.fold', (buttons) =>
+      buttons.map((button) => {
+        const table = button.parentElement!.querySelector('table')!;
+        const rows = [...table.querySelectorAll('tbody tr')];
+        const visible = rows.filter((row) => getComputedStyle(row).display !== 'none').length;
+        return { text: button.textContent!.trim(), rows: rows.length, visible };
+      }),
+    );
+    expect(tables.length).toBeGreaterThan(0);
+    for (const table of tables) {
+      expect(table.rows).toBeGreaterThan(12);
+      expect(table.visible).toBe(10);
+      expect(table.text).toContain(`展开其余 ${table.rows - 10} 项`);
+    }
+    const button = page.locator('button.fold').first();
+    const hidden = button.locator('xpath=..').locator('tbody tr.row-collapsed');
+    expect(await hidden.count()).toBe(tables[0]!.rows - 10);
+    await button.click();
+    expect(await hidden.count()).toBe(0);
+    expect((await button.textContent())?.trim()).toBe('收起');
+    await button.click();
+    expect(await hidden.count()).toBe(tables[0]!.rows - 10);
     await page.context().close();
   });
 

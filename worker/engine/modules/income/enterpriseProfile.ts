@@ -11,7 +11,12 @@
  * given or blank; region joins province, city and area. is_vat_taxpayer / is_sme are 1 or 0 as submitted, else
  * null. `fields` documents the numeric keys; the text keys are listed here and in the description.
  */
-import type { AccountingStandard, EnterpriseInfo } from '../../../types.ts';
+import {
+  type AccountingStandard,
+  ENTERPRISE_INFO_TEXT_FIELDS,
+  type EnterpriseInfo,
+  type EnterpriseInfoTextField,
+} from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
 import type { AnalysisModule } from '../../module.ts';
 
@@ -20,19 +25,6 @@ export const ACCOUNTING_STANDARD_LABELS: Readonly<Record<AccountingStandard, str
   general_new: '企业会计准则（一般企业财务报表格式·新）',
   general_old: '企业会计准则（一般企业财务报表格式·旧）',
 };
-
-const TEXT_FIELDS = [
-  'province',
-  'city',
-  'area',
-  'industry_sector_code',
-  'industry_sector',
-  'industry_division_code',
-  'industry_division',
-  'employee_count',
-  'taxpayer_qualification',
-  'enterprise_type',
-] as const satisfies readonly (keyof EnterpriseInfo)[];
 
 function text(value: string | null | undefined): string | null {
   const trimmed = value?.trim();
@@ -46,10 +38,9 @@ function flag(value: number | null | undefined): 0 | 1 | null {
 function profile(ctx: ReportContext) {
   const { report } = ctx;
   const info: EnterpriseInfo = report.enterpriseInfo ?? {};
-  const texts = Object.fromEntries(TEXT_FIELDS.map((key) => [key, text(info[key])])) as Record<
-    (typeof TEXT_FIELDS)[number],
-    string | null
-  >;
+  const texts = Object.fromEntries(
+    ENTERPRISE_INFO_TEXT_FIELDS.map((key) => [key, text(info[key])]),
+  ) as Record<EnterpriseInfoTextField, string | null>;
   const regionParts = [texts.province, texts.city, texts.area].filter((part) => part !== null);
   return {
     sp_result: {
