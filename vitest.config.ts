@@ -6,7 +6,9 @@ export default defineConfig({
   // as do the dependencies vitest loads natively (Yoga, Pothos); without this, vitest resolves the bare
   // import of our own (transformed) files with "node" to the CJS build — a second graphql instance whose
   // instanceof checks reject the schema's types.
-  ssr: { resolve: { conditions: ['module-sync', ...defaultServerConditions] } },
+  // Without "module" (a bundlers' condition Node does not know): with it, prom-client's require of
+  // @opentelemetry/api resolved to that package's ESM build, whose extensionless imports Node cannot load.
+  ssr: { resolve: { conditions: ['module-sync', ...defaultServerConditions.filter((c) => c !== 'module')] } },
   test: {
     include: ['test/**/*.test.ts'],
     // Builds web/ into web/dist when it is missing or stale (the page and browser tests serve it).

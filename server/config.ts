@@ -47,6 +47,14 @@ export interface Config {
   aiConcurrency: number;
   /** Model calls in flight at once for one report, so one large report cannot take every slot. */
   aiReportConcurrency: number;
+  /** Analysis items per model call (one structured answer with an interpretation per item). */
+  aiBatchSize: number;
+  /** Model failures in a row (5xx, timeouts, connection errors, 429 after its retries) that open the circuit breaker. */
+  aiBreakerThreshold: number;
+  /** First cool-off of an open breaker before one probe is let through, ms; doubles while probes fail (×16 at most). */
+  aiBreakerCooldownMs: number;
+  /** Model tokens one account may use per UTC day; over it the built-in writer writes. 0 → no limit. */
+  aiDailyTokenBudget: number;
 }
 
 const AI_RESPONSE_FORMATS = ['json_schema', 'json_object'] as const;
@@ -95,10 +103,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aiBaseUrl: env.OPENAI_BASE_URL?.trim().replace(/\/+$/, '') || null,
     aiModel: env.AI_MODEL?.trim() || null,
     aiResponseFormat: oneOf('AI_RESPONSE_FORMAT', env.AI_RESPONSE_FORMAT, AI_RESPONSE_FORMATS, 'json_schema'),
-    aiTimeoutMs: int('AI_TIMEOUT_SECONDS', env.AI_TIMEOUT_SECONDS, 30, 1) * 1000,
+    // A call answers a batch of items (AI_BATCH_SIZE): its answer is several times one item's.
+    aiTimeoutMs: int('AI_TIMEOUT_SECONDS', env.AI_TIMEOUT_SECONDS, 60, 1) * 1000,
     aiMaxRetries: int('AI_MAX_RETRIES', env.AI_MAX_RETRIES, 2),
     aiRetryBaseMs: 1000,
-    aiConcurrency: int('AI_CONCURRENCY', env.AI_CONCURRENCY, 4, 1),
-    aiReportConcurrency: int('AI_REPORT_CONCURRENCY', env.AI_REPORT_CONCURRENCY, 2, 1),
+    // 43 items in batches of 6 are 8 calls: one report's calls all in flight at once, two reports' in the process.
+    aiConcurrency: int('AI_CONCURRENCY', env.AI_CONCURRENCY, 16, 1),
+    aiReportConcurrency: int('AI_REPORT_CONCURRENCY', env.AI_REPORT_CONCURRENCY, 8, 1),
+    aiBatchSize: int('AI_BATCH_SIZE', env.AI_BATCH_SIZE, 6, 1),
+    aiBreakerThreshold: int('AI_BREAKER_THRESHOLD', env.AI_BREAKER_THRESHOLD, 5, 1),
+    aiBreakerCooldownMs: int('AI_BREAKER_COOLDOWN_SECONDS', env.AI_BREAKER_COOLDOWN_SECONDS, 30, 1) * 1000,
+    aiDailyTokenBudget: int('AI_DAILY_TOKEN_BUDGET', env.AI_DAILY_TOKEN_BUDGET, 2_000_000),
   };
 }

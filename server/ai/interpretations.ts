@@ -12,23 +12,49 @@ import { analysisLabel } from '../../worker/engine/registry.ts';
 import type { AnalysisOutput, RiskItem } from '../../worker/types.ts';
 import type { Config } from '../config.ts';
 import type { ApiKeyMode } from '../db/entities/apiKey.entity.ts';
+import { aiFallbacks } from '../observability/metrics.ts';
+import { CircuitBreaker } from './breaker.ts';
 import { writeBuiltinInterpretation } from './builtinWriter.ts';
 import { composeAiContent } from './content.ts';
 import { ModelCallLimiter } from './limiter.ts';
-import { type CallUsage, ModelCallError, ModelClient, modelConfigured } from './modelClient.ts';
-import { buildMessages, type ReportBrief } from './prompt.ts';
+import {
+  type CallUsage,
+  ModelCallError,
+  ModelClient,
+  type ModelFailure,
+  modelConfigured,
+} from './modelClient.ts';
+import { BATCH_JSON_SCHEMA, parseBatchInterpretations } from './outputSchema.ts';
+import { buildBatchMessages, type ReportBrief } from './prompt.ts';
 import type { AiSource } from './types.ts';
 
-/** The process-wide AI machinery: one client and one limiter shared by every job and request. */
+/** The process-wide AI machinery: one client, one limiter and one circuit breaker shared by every job and request. */
 export interface AiRuntime {
   /** null when no model is configured: the built-in writer writes everything. */
   client: ModelClient | null;
   limiter: ModelCallLimiter;
+  breaker: CircuitBreaker;
+  /** Items per model call. */
+  batchSize: number;
+  responseFormat: Config['aiResponseFormat'];
 }
 
 export function createAiRuntime(config: Config, logger: Logger): AiRuntime {
-  const client = modelConfigured(config) ? new ModelClient(config, logger.child({ component: 'ai' })) : null;
-  return { client, limiter: new ModelCallLimiter(config.aiConcurrency, config.aiReportConcurrency) };
+  const breaker = new CircuitBreaker({
+    threshold: config.aiBreakerThreshold,
+    cooldownMs: config.aiBreakerCooldownMs,
+    maxCooldownMs: config.aiBreakerCooldownMs * 16,
+  });
+  const client = modelConfigured(config)
+    ? new ModelClient(config, logger.child({ component: 'ai' }), breaker)
+    : null;
+  return {
+    client,
+    limiter: new ModelCallLimiter(config.aiConcurrency, config.aiReportConcurrency),
+    breaker,
+    batchSize: config.aiBatchSize,
+    responseFormat: config.aiResponseFormat,
+  };
 }
 
 /**
@@ -54,17 +80,30 @@ export interface ItemInterpretation {
   model_risk_items: RiskItem[];
 }
 
+/** Why the built-in writer wrote an item the model was asked for (a ModelFailure, or the account's budget). */
+export type FallbackReason = ModelFailure | 'budget_exhausted';
+
 /** What one run cost; added to reports.ai_usage. */
 export interface RunUsage extends CallUsage {
   model: string | null;
   fallbacks: number;
   model_items: number;
   builtin_items: number;
+  /** Fallbacks by reason (`model_unavailable`: the circuit breaker was open; `budget_exhausted`: the account's daily tokens). */
+  fallback_reasons: Partial<Record<FallbackReason, number>>;
 }
 
 export interface InterpretationRun {
   items: ItemInterpretation[];
   usage: RunUsage;
+}
+
+/** The account's daily model tokens, as a run sees them (server/ai/usage.ts `accountTokenBudget`). */
+export interface TokenBudget {
+  /** Has the account used its tokens for today (as far as this process knows)? */
+  exhausted(): boolean;
+  /** Records tokens a call used (billed whether or not its answer was usable). */
+  spend(tokens: number): Promise<void>;
 }
 
 export interface WriteInterpretationsInput {
@@ -77,6 +116,8 @@ export interface WriteInterpretationsInput {
   slugs?: readonly string[];
   /** Deadline of the whole run, ms: unanswered items then fall back to the built-in writer. */
   budgetMs: number;
+  /** The account's daily token budget; none → no limit. */
+  tokens?: TokenBudget;
 }
 
 export interface AiContext {
@@ -114,9 +155,27 @@ export function writeBuiltinInterpretations(
     .map((item) => builtin(item, report, logger));
 }
 
+/** `items` in consecutive batches of at most `size`, as even as possible (43 by 6 → 7,6,6,6,6,6,6). */
+export function batchesOf<T>(items: readonly T[], size: number): T[][] {
+  if (items.length === 0) return [];
+  const count = Math.ceil(items.length / Math.max(1, size));
+  const batches: T[][] = [];
+  let start = 0;
+  for (let i = 0; i < count; i++) {
+    const length = Math.floor(items.length / count) + (i < items.length % count ? 1 : 0);
+    batches.push(items.slice(start, start + length));
+    start += length;
+  }
+  return batches;
+}
+
+class BudgetExhaustedError extends Error {}
+
 /**
- * Writes the interpretations of `slugs` (or every item). Items are queued in the order given — the report's
- * presentation order, core_risk_insight first, so the headline item is the last to miss the deadline.
+ * Writes the interpretations of `slugs` (or every item), several items per model call (AI_BATCH_SIZE). Batches
+ * are queued in the order given — the report's presentation order, core_risk_insight first, so the headline
+ * item is the last to miss the deadline. A batch is not sent when the circuit breaker is open or the account's
+ * daily tokens are used up: its items go to the built-in writer at once.
  */
 export async function writeInterpretations(
   ctx: AiContext,
@@ -136,59 +195,107 @@ export async function writeInterpretations(
     fallbacks: 0,
     model_items: 0,
     builtin_items: 0,
+    fallback_reasons: {},
   };
-  const addCalls = (spent: CallUsage) => {
+  const spend = async (spent: CallUsage) => {
     usage.calls += spent.calls;
     usage.prompt_tokens += spent.prompt_tokens;
     usage.completion_tokens += spent.completion_tokens;
     usage.total_tokens += spent.total_tokens;
+    if (spent.total_tokens > 0)
+      await input.tokens?.spend(spent.total_tokens).catch((error: unknown) => {
+        logger.error({ err: error }, "the account's token use could not be recorded");
+      });
+  };
+  const fallBack = (items: readonly AnalysisOutput[], reason: FallbackReason, detail: string) => {
+    usage.fallbacks += items.length;
+    usage.fallback_reasons[reason] = (usage.fallback_reasons[reason] ?? 0) + items.length;
+    aiFallbacks.inc({ reason }, items.length);
+    // One line per batch; while the breaker is open or the budget is spent, one line per run (below).
+    if (reason !== 'model_unavailable' && reason !== 'budget_exhausted')
+      logger.warn(
+        { slugs: items.map((item) => item.slug), reason, detail },
+        'model interpretation failed; the built-in writer wrote it',
+      );
+    return items.map((item) => builtin(item, report, logger));
   };
 
   const deadline = AbortSignal.timeout(input.budgetMs);
-  const writeOne = async (item: AnalysisOutput): Promise<ItemInterpretation> => {
-    if (!client) return builtin(item, report, logger);
+  const writeBatch = async (batch: AnalysisOutput[]): Promise<ItemInterpretation[]> => {
+    if (!client) return batch.map((item) => builtin(item, report, logger));
+    if (input.tokens?.exhausted()) return fallBack(batch, 'budget_exhausted', 'daily token budget used');
+    // Not even a queue slot while the breaker is open: the items are written at once.
+    if (ctx.ai.breaker.state === 'open') return fallBack(batch, 'model_unavailable', 'circuit breaker open');
+    const slugs = batch.map((item) => item.slug);
+    let content: string;
     try {
       const answer = await ctx.ai.limiter.run(
         input.reportId,
-        () => client.interpret(buildMessages(item, input.brief, report), deadline),
+        () => {
+          if (input.tokens?.exhausted()) throw new BudgetExhaustedError('daily token budget used');
+          return client.complete(
+            buildBatchMessages(batch, input.brief, report, ctx.ai.responseFormat),
+            { name: 'financial_interpretations', schema: BATCH_JSON_SCHEMA },
+            deadline,
+          );
+        },
         deadline,
       );
-      addCalls(answer.usage);
+      await spend(answer.usage);
+      content = answer.content;
+    } catch (error) {
+      if (error instanceof ModelCallError) await spend(error.usage);
+      const reason: FallbackReason =
+        error instanceof ModelCallError
+          ? error.reason
+          : error instanceof BudgetExhaustedError
+            ? 'budget_exhausted'
+            : 'aborted';
+      return fallBack(batch, reason, error instanceof Error ? error.message : String(error));
+    }
+    const parsed = parseBatchInterpretations(content, slugs);
+    return batch.map((item): ItemInterpretation => {
+      const answer = parsed.get(item.slug);
+      if (!answer || answer instanceof Error)
+        return fallBack([item], 'invalid_output', answer?.message ?? 'no answer')[0] as ItemInterpretation;
       return {
         slug: item.slug,
-        ai_content: composeAiContent(answer.interpretation),
+        ai_content: composeAiContent(answer),
         ai_source: 'model',
-        model_risk_items: answer.interpretation.risk_items.map((risk) => ({
+        model_risk_items: answer.risk_items.map((risk) => ({
           level: risk.level,
           message: risk.message,
           code: `ai.${item.slug}`,
           source: 'model',
         })),
       };
-    } catch (error) {
-      if (error instanceof ModelCallError) addCalls(error.usage);
-      usage.fallbacks++;
-      const reason = error instanceof ModelCallError ? error.reason : 'aborted';
-      logger.warn(
-        { slug: item.slug, reason, detail: error instanceof Error ? error.message : String(error) },
-        'model interpretation failed; the built-in writer wrote it',
-      );
-      return builtin(item, report, logger);
-    }
+    });
   };
 
-  const items = await Promise.all(targets.map(writeOne));
+  const items = (await Promise.all(batchesOf(targets, ctx.ai.batchSize).map(writeBatch))).flat();
   for (const item of items) {
     if (item.ai_source === 'model') usage.model_items++;
     else if (item.ai_source === 'builtin') usage.builtin_items++;
   }
   if (usage.calls === 0) usage.model = null;
-  logger.info(
-    { ...usage, items: items.length, mode: input.mode },
-    usage.calls > 0
-      ? 'AI interpretations written with the model'
-      : 'AI interpretations written by the built-in writer',
-  );
+  const summary = { ...usage, items: items.length, mode: input.mode };
+  if (usage.fallback_reasons.model_unavailable)
+    logger.warn(
+      { ...summary, breaker: ctx.ai.breaker.describe() },
+      'the model circuit breaker was open: the built-in writer wrote the items it refused',
+    );
+  else if (usage.fallback_reasons.budget_exhausted)
+    logger.warn(
+      summary,
+      "the account's daily AI token budget is used up: the built-in writer wrote the rest",
+    );
+  else
+    logger.info(
+      summary,
+      usage.calls > 0
+        ? 'AI interpretations written with the model'
+        : 'AI interpretations written by the built-in writer',
+    );
   return { items, usage };
 }
 

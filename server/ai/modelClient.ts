@@ -1,6 +1,9 @@
 /**
- * One interpretation from an OpenAI-compatible server, over the Chat Completions API (the one API DeepSeek,
- * Qwen on DashScope, vLLM and Ollama all implement), with a structured answer that is validated before use.
+ * One structured answer from an OpenAI-compatible server, over the Chat Completions API (the one API DeepSeek,
+ * Qwen on DashScope, vLLM and Ollama all implement). The caller validates the answer before use.
+ *
+ * Every attempt first asks the process's circuit breaker (breaker.ts): while it is open no request goes out and
+ * the call ends at once with reason `model_unavailable`; each attempt's outcome is reported back to it.
  *
  * Retries are our own loop rather than the SDK's (`maxRetries: 0`): every attempt is counted for the usage
  * record and logged, a backoff never outlives the caller's deadline, and every attempt — not only the wait
@@ -10,8 +13,9 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError, OpenAI } from 
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { INTERPRETATION_JSON_SCHEMA, InvalidModelOutputError, parseInterpretation } from './outputSchema.ts';
-import type { StructuredInterpretation } from './types.ts';
+import { aiCalls, aiTokens } from '../observability/metrics.ts';
+import type { CircuitBreaker } from './breaker.ts';
+import { InvalidModelOutputError } from './outputSchema.ts';
 
 export type ModelSettings = Pick<
   Config,
@@ -41,7 +45,9 @@ export type ModelFailure =
   | 'connection'
   | 'rejected'
   | 'invalid_output'
-  | 'aborted';
+  | 'aborted'
+  /** The circuit breaker is open: no request was sent. */
+  | 'model_unavailable';
 
 const RETRYABLE: ReadonlySet<ModelFailure> = new Set([
   'timeout',
@@ -65,9 +71,24 @@ export class ModelCallError extends Error {
 }
 
 export interface ModelAnswer {
-  interpretation: StructuredInterpretation;
+  /** The message content, not yet validated. */
+  content: string;
   usage: CallUsage;
 }
+
+/** Failures that say the provider is down or overloaded (they count towards opening the breaker). */
+const OUTAGE: ReadonlySet<ModelFailure> = new Set(['timeout', 'server_error', 'connection']);
+
+const CALL_OUTCOME: Record<ModelFailure, string> = {
+  timeout: 'timeout',
+  rate_limited: 'rate_limited',
+  server_error: 'error',
+  connection: 'error',
+  rejected: 'error',
+  invalid_output: 'invalid_output',
+  aborted: 'aborted',
+  model_unavailable: 'breaker_open',
+};
 
 /** Is a model configured at all? A model name plus a key, or a base URL (a local server needs no key). */
 export function modelConfigured(settings: ModelSettings): boolean {
@@ -118,8 +139,10 @@ export class ModelClient {
   readonly #settings: ModelSettings;
   readonly #client: OpenAI;
   readonly #logger: Logger;
+  readonly breaker: CircuitBreaker;
 
-  constructor(settings: ModelSettings, logger: Logger) {
+  constructor(settings: ModelSettings, logger: Logger, breaker: CircuitBreaker) {
+    this.breaker = breaker;
     if (!settings.aiModel) throw new Error('ModelClient needs AI_MODEL');
     this.model = settings.aiModel;
     this.#settings = settings;
@@ -140,19 +163,41 @@ export class ModelClient {
   }
 
   /**
-   * Asks for one interpretation. Retries 429, 5xx, timeouts and connection errors up to AI_MAX_RETRIES
-   * times with exponential backoff (honouring Retry-After); an invalid answer is not retried. When `deadline`
-   * aborts — while waiting, in flight or in a backoff — the call ends at once with reason `aborted`.
-   * Throws ModelCallError, carrying the tokens spent so far.
+   * Asks for one structured answer (`schema` as strict json_schema, or JSON mode). Retries 429, 5xx, timeouts
+   * and connection errors up to AI_MAX_RETRIES times with exponential backoff (honouring Retry-After); a
+   * truncated answer or a refusal is not retried. When `deadline` aborts — while waiting, in flight or in a
+   * backoff — the call ends at once with reason `aborted`; when the breaker refuses an attempt, with
+   * `model_unavailable`. Throws ModelCallError, carrying the tokens spent so far.
    */
-  async interpret(messages: ChatCompletionMessageParam[], deadline?: AbortSignal): Promise<ModelAnswer> {
+  async complete(
+    messages: ChatCompletionMessageParam[],
+    schema: { name: string; schema: Record<string, unknown> },
+    deadline?: AbortSignal,
+  ): Promise<ModelAnswer> {
     const usage = emptyCallUsage();
     const { aiTimeoutMs, aiMaxRetries, aiRetryBaseMs, aiResponseFormat } = this.#settings;
+    const fail = (reason: ModelFailure, message: string): never => {
+      aiCalls.inc({ outcome: CALL_OUTCOME[reason] });
+      throw new ModelCallError(reason, message, usage);
+    };
     for (let attempt = 0; ; attempt++) {
-      if (deadline?.aborted) throw new ModelCallError('aborted', 'the AI step ran out of time', usage);
+      if (deadline?.aborted) fail('aborted', 'the AI step ran out of time');
+      let permit = this.breaker.tryAcquire();
+      // Half-open with its probe out: wait for the probe's outcome, then ask again (closed → go; open → refused).
+      while (!permit && this.breaker.probing) {
+        try {
+          await this.breaker.waitForProbe(deadline);
+        } catch {
+          fail('aborted', 'the AI step ran out of time');
+        }
+        permit = this.breaker.tryAcquire();
+      }
+      if (!permit) fail('model_unavailable', 'the circuit breaker is open: the model was not called');
+      const granted = permit as NonNullable<typeof permit>;
       const attemptTimeout = AbortSignal.timeout(aiTimeoutMs);
       const signal = deadline ? AbortSignal.any([deadline, attemptTimeout]) : attemptTimeout;
       usage.calls++;
+      let answered = false;
       try {
         const completion = await this.#client.chat.completions.create(
           {
@@ -162,34 +207,45 @@ export class ModelClient {
               aiResponseFormat === 'json_schema'
                 ? {
                     type: 'json_schema',
-                    json_schema: {
-                      name: 'financial_interpretation',
-                      strict: true,
-                      schema: INTERPRETATION_JSON_SCHEMA,
-                    },
+                    json_schema: { name: schema.name, strict: true, schema: schema.schema },
                   }
                 : { type: 'json_object' },
           },
           { signal, timeout: aiTimeoutMs, maxRetries: 0 },
         );
-        usage.prompt_tokens += completion.usage?.prompt_tokens ?? 0;
-        usage.completion_tokens += completion.usage?.completion_tokens ?? 0;
-        usage.total_tokens +=
-          completion.usage?.total_tokens ??
-          (completion.usage?.prompt_tokens ?? 0) + (completion.usage?.completion_tokens ?? 0);
+        answered = true;
+        this.breaker.onSuccess(granted);
+        const prompt = completion.usage?.prompt_tokens ?? 0;
+        const written = completion.usage?.completion_tokens ?? 0;
+        usage.prompt_tokens += prompt;
+        usage.completion_tokens += written;
+        usage.total_tokens += completion.usage?.total_tokens ?? prompt + written;
+        aiTokens.inc({ kind: 'prompt' }, prompt);
+        aiTokens.inc({ kind: 'completion' }, written);
         const choice = completion.choices?.[0];
         if (!choice) throw new InvalidModelOutputError('the model returned no choice');
         if (choice.finish_reason === 'length') throw new InvalidModelOutputError('the answer was cut off');
         if (choice.message.refusal) throw new InvalidModelOutputError('the model refused to answer');
-        return { interpretation: parseInterpretation(choice.message.content), usage };
+        if (!choice.message.content?.trim())
+          throw new InvalidModelOutputError('the model returned no content');
+        aiCalls.inc({ outcome: 'ok' });
+        return { content: choice.message.content, usage };
       } catch (error) {
-        if (error instanceof InvalidModelOutputError)
-          throw new ModelCallError('invalid_output', error.message, usage);
+        if (error instanceof InvalidModelOutputError) fail('invalid_output', error.message);
+        if (error instanceof ModelCallError) throw error;
         const reason = classify(error, attemptTimeout.aborted, deadline);
         const detail = error instanceof Error ? error.message : String(error);
-        if (reason === 'aborted') throw new ModelCallError(reason, 'the AI step ran out of time', usage);
+        if (!answered) {
+          if (reason === 'aborted') this.breaker.release(granted);
+          else if (OUTAGE.has(reason) || (reason === 'rate_limited' && attempt >= aiMaxRetries))
+            this.breaker.onFailure(granted);
+          // A 429 with retries left, or a 4xx rejection: the provider answered.
+          else this.breaker.onSuccess(granted);
+        }
+        if (reason === 'aborted') fail(reason, 'the AI step ran out of time');
         if (!RETRYABLE.has(reason) || attempt >= aiMaxRetries)
-          throw new ModelCallError(reason, `${reason} after ${attempt + 1} attempt(s): ${detail}`, usage);
+          fail(reason, `${reason} after ${attempt + 1} attempt(s): ${detail}`);
+        aiCalls.inc({ outcome: CALL_OUTCOME[reason] });
         const backoff = aiRetryBaseMs * 2 ** attempt * (0.8 + Math.random() * 0.4);
         const wait = Math.min(Math.max(backoff, retryAfterMs(error) ?? 0), MAX_RETRY_AFTER_MS);
         this.#logger.info(
@@ -199,7 +255,7 @@ export class ModelClient {
         try {
           await sleep(wait, deadline);
         } catch {
-          throw new ModelCallError('aborted', 'the AI step ran out of time', usage);
+          fail('aborted', 'the AI step ran out of time');
         }
       }
     }

@@ -57,6 +57,32 @@ export const INTERPRETATION_JSON_SCHEMA = {
   },
 } as const;
 
+/**
+ * The answer to a batch: one interpretation per item asked about, each naming its item by `slug`. Several items
+ * per call share one system prompt and one report context (half the tokens of one call per item) and fill the
+ * provider's concurrency with fewer, longer calls.
+ */
+export const BATCH_JSON_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['items'],
+  properties: {
+    items: {
+      type: 'array',
+      description: '每个分析项一条解读，顺序与请求中的 items 相同，slug 原样返回。',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['slug', ...INTERPRETATION_JSON_SCHEMA.required],
+        properties: {
+          slug: { type: 'string', description: '分析项的 slug，与请求中的一致。' },
+          ...INTERPRETATION_JSON_SCHEMA.properties,
+        },
+      },
+    },
+  },
+} as const;
+
 const HAS_CJK = /[\u4e00-\u9fff]/;
 
 const text = (max: number) =>
@@ -98,25 +124,26 @@ export class InvalidModelOutputError extends Error {
   override name = 'InvalidModelOutputError';
 }
 
-/**
- * Reads a model's message content as an interpretation, or throws InvalidModelOutputError naming what is
- * wrong. Tolerates what OpenAI-compatible servers commonly wrap JSON in (a Markdown code fence, a reasoning
- * model's <think> block); everything else must match the schema. Unknown extra keys are ignored.
- */
-export function parseInterpretation(content: string | null | undefined): StructuredInterpretation {
+/** The JSON inside a model's content: a Markdown code fence or a reasoning model's <think> block tolerated. */
+function readJson(content: string | null | undefined): unknown {
   if (!content?.trim()) throw new InvalidModelOutputError('the model returned no content');
   const unwrapped = content
     .replace(/<think>[\s\S]*?<\/think>/g, '')
     .trim()
     .replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
-  let json: unknown;
   try {
-    json = JSON.parse(unwrapped);
+    return JSON.parse(unwrapped);
   } catch {
     throw new InvalidModelOutputError('the model content is not JSON');
   }
-  if (typeof json !== 'object' || json === null || Array.isArray(json))
-    throw new InvalidModelOutputError('the model content is not a JSON object');
+}
+
+const isObject = (json: unknown): json is Record<string, unknown> =>
+  typeof json === 'object' && json !== null && !Array.isArray(json);
+
+/** Checks one interpretation object against the schema; unknown extra keys are ignored. */
+function toInterpretation(json: unknown): StructuredInterpretation {
+  if (!isObject(json)) throw new InvalidModelOutputError('the model content is not a JSON object');
   let answer: yup.InferType<typeof answerSchema>;
   try {
     answer = answerSchema.validateSync(json, { abortEarly: false, strict: true });
@@ -133,4 +160,53 @@ export function parseInterpretation(content: string | null | undefined): Structu
     next_steps: answer.next_steps.map((step) => step.trim()),
     risk_items: answer.risk_items.map((risk) => ({ level: risk.level, message: risk.message.trim() })),
   };
+}
+
+/**
+ * Reads a model's message content as an interpretation, or throws InvalidModelOutputError naming what is
+ * wrong. Tolerates what OpenAI-compatible servers commonly wrap JSON in (a Markdown code fence, a reasoning
+ * model's <think> block); everything else must match the schema. Unknown extra keys are ignored.
+ */
+export function parseInterpretation(content: string | null | undefined): StructuredInterpretation {
+  return toInterpretation(readJson(content));
+}
+
+/**
+ * Reads a batch answer: for each slug asked about, its interpretation or the InvalidModelOutputError saying why
+ * there is none. Each item passes the same check as a single answer, so one bad item costs only itself; an
+ * answer that is not `{ items: [...] }` at all makes every item invalid. Items not asked about are ignored; of
+ * two answers for one slug the first counts.
+ */
+export function parseBatchInterpretations(
+  content: string | null | undefined,
+  slugs: readonly string[],
+): Map<string, StructuredInterpretation | InvalidModelOutputError> {
+  const results = new Map<string, StructuredInterpretation | InvalidModelOutputError>();
+  let entries: unknown[];
+  try {
+    const json = readJson(content);
+    if (!isObject(json) || !Array.isArray(json.items))
+      throw new InvalidModelOutputError('the model answer has no items array');
+    entries = json.items;
+  } catch (error) {
+    for (const slug of slugs) results.set(slug, error as InvalidModelOutputError);
+    return results;
+  }
+  const bySlug = new Map<string, unknown>();
+  for (const entry of entries)
+    if (isObject(entry) && typeof entry.slug === 'string' && !bySlug.has(entry.slug))
+      bySlug.set(entry.slug, entry);
+  for (const slug of slugs) {
+    const entry = bySlug.get(slug);
+    if (entry === undefined) {
+      results.set(slug, new InvalidModelOutputError(`the model answer has no item ${slug}`));
+      continue;
+    }
+    try {
+      results.set(slug, toInterpretation(entry));
+    } catch (error) {
+      results.set(slug, error as InvalidModelOutputError);
+    }
+  }
+  return results;
 }

@@ -16,7 +16,7 @@ import {
   writeBuiltinInterpretations,
   writeInterpretations,
 } from '../ai/interpretations.ts';
-import { addAiUsage } from '../ai/usage.ts';
+import { accountTokenBudget, addAiUsage } from '../ai/usage.ts';
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
 import { prepared } from '../db/prepared.ts';
@@ -137,6 +137,7 @@ export async function analyseReport(
         // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
         await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
         await runSql(tx, sql, params);
+        await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
       });
     } else {
       await runSql(em, sql, params);
@@ -159,9 +160,11 @@ export async function analyseReport(
 }
 
 /**
- * Step 3, for a report with ai_auto_analysis; writes nothing itself (the texts are stored with the results in
- * step 4). A failure of the model machinery is logged and answered by the built-in writer; only a database error
- * (loading the report, recording the step) propagates, as in the other steps.
+ * Step 3, for a report with ai_auto_analysis. Its texts and usage are stored on the task as soon as it ends, so
+ * an attempt that dies before assembling is retried without paying the model again: the retry finds them and
+ * reuses them (step 4 stores them with the results and clears them). A failure of the model machinery is
+ * logged and answered by the built-in writer; only a database error (loading the report, recording the step)
+ * propagates, as in the other steps.
  */
 async function runAiStep(
   ctx: ServiceContext,
@@ -170,12 +173,25 @@ async function runAiStep(
   items: readonly ComputedItem[],
   logger: Logger,
 ): Promise<InterpretationRun | null> {
+  const [earlier] = await runSql<{ ai_result: InterpretationRun | null }>(
+    em,
+    'select ai_result from tasks where id = $1',
+    [data.taskId],
+  );
+  if (earlier?.ai_result) {
+    logger.info(
+      { calls: earlier.ai_result.usage.calls, total_tokens: earlier.ai_result.usage.total_tokens },
+      'AI texts of an earlier attempt reused: the model is not called again',
+    );
+    return earlier.ai_result;
+  }
   const row = await em.findOne(Report, { id: data.reportId });
   if (!row) return null;
   await em.nativeUpdate(Task, { id: data.taskId }, { step: 'ai', updatedAt: new Date() });
   const outputs = toAnalysisOutputs(items);
+  let run: InterpretationRun;
   try {
-    return await writeInterpretations(ctx, {
+    run = await writeInterpretations(ctx, {
       reportId: data.reportId,
       mode: row.mode,
       brief: {
@@ -186,11 +202,15 @@ async function runAiStep(
       },
       items: outputs,
       budgetMs: aiBudgetMs(ctx.config, 'job'),
+      tokens:
+        row.mode === 'live' && ctx.ai.client
+          ? await accountTokenBudget(em, row.account.id, ctx.config.aiDailyTokenBudget)
+          : undefined,
     });
   } catch (error) {
     logger.error({ err: error }, 'the AI step failed; the built-in writer wrote every interpretation');
     const items = writeBuiltinInterpretations({ items: outputs }, logger);
-    return {
+    run = {
       items,
       usage: {
         model: null,
@@ -201,9 +221,18 @@ async function runAiStep(
         fallbacks: items.length,
         model_items: 0,
         builtin_items: items.filter((item) => item.ai_source === 'builtin').length,
+        fallback_reasons: {},
       },
     };
   }
+  // Only a run that called the model is worth keeping: the built-in writer's texts cost nothing to write again.
+  if (run.usage.calls > 0)
+    await runSql(
+      em,
+      `update tasks set ai_result = $2::jsonb, step = 'assemble', updated_at = $3 where id = $1`,
+      [data.taskId, JSON.stringify(run), new Date()],
+    );
+  return run;
 }
 
 /** What a client may read about an internal failure: the kind of error, never internals such as SQL. */

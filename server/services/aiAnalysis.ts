@@ -5,7 +5,8 @@
  *
  * Synchronous: the answer carries the new text. The model's run is bounded by AI_TIMEOUT_SECONDS ×
  * (AI_MAX_RETRIES + 1); items it has not answered by then get the built-in writer's text. Test-mode reports,
- * and any report when no model is configured, get the built-in writer at once.
+ * and any report when no model is configured, get the built-in writer at once. The run goes through the same
+ * batches, circuit breaker and account token budget as the job's step 3.
  */
 import { isAnalysisSlug } from '../../worker/engine/registry.ts';
 import type { AnalysisOutput } from '../../worker/types.ts';
@@ -15,7 +16,7 @@ import {
   mergeRiskItems,
   writeInterpretations,
 } from '../ai/interpretations.ts';
-import { addAiUsage } from '../ai/usage.ts';
+import { accountTokenBudget, addAiUsage } from '../ai/usage.ts';
 import { AnalysisResult, type IAnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import type { IReport } from '../db/entities/report.entity.ts';
 import { runSql } from '../db/sql.ts';
@@ -79,6 +80,10 @@ async function generate(
     items: outputs,
     slugs,
     budgetMs: aiBudgetMs(ctx.config, 'request'),
+    tokens:
+      report.mode === 'live' && ctx.ai.client
+        ? await accountTokenBudget(ctx.db.orm.em.fork(), report.account.id, ctx.config.aiDailyTokenBudget)
+        : undefined,
   });
   const bySlug = new Map(rows.map((row) => [row.slug, row]));
   const updates = run.items.map((item) => ({

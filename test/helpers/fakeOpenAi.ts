@@ -1,7 +1,9 @@
 /**
- * A local OpenAI-compatible server for the AI tests: POST /v1/chat/completions on 127.0.0.1, answered by a
- * script each test sets. The service reaches it over real HTTP through the openai package, as it would
- * reach DeepSeek, DashScope, vLLM or Ollama. It records every request and the most requests it held at once.
+ * A local OpenAI-compatible server for the AI tests and `npm run bench:ai`: POST /v1/chat/completions on
+ * 127.0.0.1, answered by a script each test sets. The service reaches it over real HTTP through the openai
+ * package, as it would reach DeepSeek, DashScope, vLLM or Ollama. It records every request and the most
+ * requests it held at once. `simulatedModel` is a script with a configurable latency, failure rate and speed
+ * of generation (tokens per second), whose usage counts tokens the way a Chinese-aware tokenizer roughly does.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +16,14 @@ export type Reply =
   /** Never answer (the client's timeout must end the call). */
   | 'hang';
 
-export type Script = (request: { body: RequestBody; index: number; slug: string | null }) => Reply;
+export type Script = (request: {
+  body: RequestBody;
+  index: number;
+  /** The item asked about (a one-item request), else the first of `slugs`. */
+  slug: string | null;
+  /** Every item the request asks about (one, or a batch). */
+  slugs: string[];
+}) => Reply;
 
 export interface FakeOpenAi {
   /** Base URL to configure as OPENAI_BASE_URL (ends in /v1). */
@@ -28,16 +37,47 @@ export interface FakeOpenAi {
   close(): Promise<void>;
 }
 
-/** The analysis slug a chat request is about (from the JSON the service puts in the user message). */
-export function slugOf(body: RequestBody): string | null {
+/** The JSON the service puts in the user message (after its instruction line), or null. */
+export function userPayload(body: RequestBody): RequestBody {
   const user = body?.messages?.find((m: { role: string }) => m.role === 'user');
   const text: string = typeof user?.content === 'string' ? user.content : '';
-  const json = text.slice(text.indexOf('{'));
   try {
-    return JSON.parse(json).item.slug ?? null;
+    return JSON.parse(text.slice(text.indexOf('{')));
   } catch {
     return null;
   }
+}
+
+/** The analysis slugs a chat request is about: `item.slug` (one item) or `items[].slug` (a batch). */
+export function slugsOf(body: RequestBody): string[] {
+  const payload = userPayload(body);
+  if (typeof payload?.item?.slug === 'string') return [payload.item.slug];
+  if (Array.isArray(payload?.items))
+    return payload.items
+      .map((item: { slug?: unknown }) => item?.slug)
+      .filter((s: unknown) => typeof s === 'string');
+  return [];
+}
+
+/** The analysis slug a chat request is about (the first, for a batch). */
+export function slugOf(body: RequestBody): string | null {
+  return slugsOf(body)[0] ?? null;
+}
+
+/** Is the request a batch (answer `{ items: [...] }`) rather than one item? */
+export function isBatch(body: RequestBody): boolean {
+  return Array.isArray(userPayload(body)?.items);
+}
+
+/**
+ * Rough token count of a text: one token per CJK character, one per four other characters (what cl100k-style
+ * and DeepSeek tokenizers give for Chinese prose and JSON within ±30 %). Used for prompts and answers alike,
+ * so before/after comparisons are fair.
+ */
+export function estimateTokens(text: string): number {
+  let cjk = 0;
+  for (const ch of text) if (/[\u3000-\u9fff\uff00-\uffef]/.test(ch)) cjk++;
+  return cjk + Math.ceil((text.length - cjk) / 4);
 }
 
 /** A structured answer that passes the service's validation. */
@@ -69,6 +109,60 @@ export function completion(
 export const ok = (slug: string | null, extra: Partial<Record<string, unknown>> = {}): Reply => ({
   body: completion(JSON.stringify(validAnswer(slug ?? 'unknown', extra))),
 });
+
+/** A valid answer to any request: one interpretation, or `{ items }` with one per slug of a batch. */
+export function answerFor(
+  body: RequestBody,
+  write: (slug: string) => Record<string, unknown> = (slug) => validAnswer(slug),
+): string {
+  const slugs = slugsOf(body);
+  if (isBatch(body)) return JSON.stringify({ items: slugs.map((slug) => ({ slug, ...write(slug) })) });
+  return JSON.stringify(write(slugs[0] ?? 'unknown'));
+}
+
+/** `ok` for one item or a batch. */
+export const okAll = ({ body }: { body: RequestBody }): Reply => ({ body: completion(answerFor(body)) });
+
+export interface SimulatedModel {
+  /** Time to the first token, ms. */
+  latencyMs: number;
+  /** Share of requests answered 500 (0–1). */
+  failureRate?: number;
+  /** Generation speed; 0 → the whole answer arrives with the first token. */
+  tokensPerSecond?: number;
+  /** The answer per item; validAnswer by default. */
+  write?: (slug: string) => Record<string, unknown>;
+  /** Random source for failures (deterministic in benchmarks). */
+  random?: () => number;
+}
+
+/**
+ * A model with a latency, a failure rate and a generation speed: answers every request validly (one item or a
+ * batch) after latency + completion tokens ÷ tokens per second, with usage estimated from the real prompt
+ * and answer texts; or, with probability `failureRate`, a 500 after the latency.
+ */
+export function simulatedModel(model: SimulatedModel): Script {
+  const random = model.random ?? Math.random;
+  return ({ body }) => {
+    if ((model.failureRate ?? 0) > 0 && random() < (model.failureRate ?? 0))
+      return { status: 500, body: { error: { message: 'simulated outage' } }, delayMs: model.latencyMs };
+    const content = answerFor(body, model.write);
+    const prompt = estimateTokens(
+      (body.messages as Array<{ content: string }>).map((m) => m.content).join('\n') +
+        JSON.stringify(body.response_format ?? ''),
+    );
+    const answer = estimateTokens(content);
+    const generation = model.tokensPerSecond ? (answer / model.tokensPerSecond) * 1000 : 0;
+    return {
+      body: completion(content, {
+        prompt_tokens: prompt,
+        completion_tokens: answer,
+        total_tokens: prompt + answer,
+      }),
+      delayMs: model.latencyMs + generation,
+    };
+  };
+}
 
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
@@ -107,7 +201,8 @@ export async function startFakeOpenAi(script: Script = ({ slug }) => ok(slug)): 
     res.on('close', finish);
     const body = JSON.parse(await readBody(req));
     const index = fake.requests.push(body) - 1;
-    const reply = fake.script({ body, index, slug: slugOf(body) });
+    const slugs = slugsOf(body);
+    const reply = fake.script({ body, index, slug: slugs[0] ?? null, slugs });
     if (reply === 'hang') return;
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...(reply.headers ?? {}) });

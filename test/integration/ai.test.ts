@@ -6,7 +6,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findOrCreateAccount } from '../../server/services/apiKeys.ts';
 import { REPORT_SLUGS } from '../../worker/engine/registry.ts';
-import { completion, type FakeOpenAi, ok, startFakeOpenAi, validAnswer } from '../helpers/fakeOpenAi.ts';
+import {
+  answerFor,
+  completion,
+  type FakeOpenAi,
+  okAll,
+  type RequestBody,
+  startFakeOpenAi,
+  userPayload,
+  validAnswer,
+} from '../helpers/fakeOpenAi.ts';
 import { insertReport } from '../helpers/records.ts';
 import {
   type FixtureName,
@@ -21,6 +30,14 @@ const API = '/api/v1/developer';
 const TIMEOUT_MS = 1_500;
 const MAX_RETRIES = 1;
 const LIVE_EMAIL = `ai-${Date.now()}@example.com`;
+const BATCH = 6;
+/** Model calls for a whole report: its items in batches of BATCH. */
+const CALLS = Math.ceil(REPORT_SLUGS.length / BATCH);
+
+/** A valid answer to a request (one batch), each item's text with `extra` fields. */
+const answer = (body: RequestBody, extra: Partial<Record<string, unknown>> = {}) => ({
+  body: completion(answerFor(body, (slug) => validAnswer(slug, extra))),
+});
 
 interface Item {
   slug: string;
@@ -45,6 +62,7 @@ describe('AI interpretation with an OpenAI-compatible model', () => {
       aiRetryBaseMs: 20,
       aiConcurrency: 3,
       aiReportConcurrency: 2,
+      aiBatchSize: BATCH,
     });
     live = await service.newKey('live', LIVE_EMAIL);
   });
@@ -52,7 +70,7 @@ describe('AI interpretation with an OpenAI-compatible model', () => {
     await service?.close();
     await fake?.close();
   });
-  beforeEach(() => fake.reset(({ slug }) => ok(slug)));
+  beforeEach(() => fake.reset(okAll));
 
   async function submit(key: string, name: FixtureName, ai: 0 | 1): Promise<string> {
     const body = { ...fixture(name), ai_auto_analysis: ai };
@@ -91,12 +109,18 @@ describe('AI interpretation with an OpenAI-compatible model', () => {
     const expense = all.find((item) => item.slug === 'expense')!;
     expect(expense.risk_items[0]).toMatchObject({ code: 'expense.growth_outpaces_revenue', source: 'rule' });
 
-    expect(fake.requests).toHaveLength(REPORT_SLUGS.length);
+    // Several items per call: every item asked about exactly once, core_risk_insight in the first batch.
+    expect(fake.requests).toHaveLength(CALLS);
+    const asked = fake.requests.flatMap((r) => userPayload(r).items.map((i: { slug: string }) => i.slug));
+    expect(asked.toSorted()).toEqual([...REPORT_SLUGS].sort());
+    expect(userPayload(fake.requests[0]).items[0].slug).toBe('core_risk_insight');
     const request = fake.requests[0];
     expect(request.model).toBe('fake-model');
     expect(request.response_format.type).toBe('json_schema');
     expect(request.response_format.json_schema.strict).toBe(true);
-    expect(request.response_format.json_schema.schema.required).toEqual([
+    expect(request.response_format.json_schema.schema.required).toEqual(['items']);
+    expect(request.response_format.json_schema.schema.properties.items.items.required).toEqual([
+      'slug',
       'summary',
       'risk_focus',
       'next_steps',
@@ -113,16 +137,20 @@ describe('AI interpretation with an OpenAI-compatible model', () => {
       .items.find((item) => item.item_name === 'revenue')!.current_year_amount!;
     expect(prompts.includes(rawRevenue), 'a raw statement amount reached the model').toBe(false);
     expect(prompts.includes(submitted.enterprise_name!), 'the enterprise name reached the model').toBe(false);
-    expect(prompts.includes('"operating_revenue":8925.77')).toBe(true);
+    // The computed indicators, labelled with the catalogue's label and unit, a column per year.
+    const revenue = fake.requests
+      .flatMap((r) => userPayload(r).items)
+      .find((i: { slug: string }) => i.slug === 'revenue');
+    expect(revenue.table['营业收入（万元）'].at(-1)).toBe(8925.77);
 
     const report = await service.request(`${API}/reports/${reportId}`, { key: live });
     expect(report.body.ai_usage).toMatchObject({
       model: 'fake-model',
       runs: 1,
-      calls: REPORT_SLUGS.length,
-      prompt_tokens: 120 * REPORT_SLUGS.length,
-      completion_tokens: 80 * REPORT_SLUGS.length,
-      total_tokens: 200 * REPORT_SLUGS.length,
+      calls: CALLS,
+      prompt_tokens: 120 * CALLS,
+      completion_tokens: 80 * CALLS,
+      total_tokens: 200 * CALLS,
       fallbacks: 0,
       model_items: REPORT_SLUGS.length,
       builtin_items: 0,
@@ -130,12 +158,12 @@ describe('AI interpretation with an OpenAI-compatible model', () => {
   });
 
   it('keeps at most AI_CONCURRENCY model calls in flight across reports', async () => {
-    fake.reset(({ slug }) => ({ body: completion(JSON.stringify(validAnswer(slug ?? ''))), delayMs: 30 }));
+    fake.reset(({ body }) => ({ ...answer(body), delayMs: 30 }));
     const [first, second] = await Promise.all([
       submit(live, 'general_new-3y', 1),
       submit(live, 'small_enterprise-2y-no-cash-flow', 1),
     ]);
-    expect(fake.requests.length).toBeGreaterThanOrEqual(REPORT_SLUGS.length * 2);
+    expect(fake.requests.length).toBe(CALLS * 2);
     expect(fake.maxInFlight).toBeLessThanOrEqual(3);
     expect(fake.maxInFlight).toBeGreaterThanOrEqual(2);
     for (const reportId of [first, second]) {
@@ -145,10 +173,10 @@ describe('AI interpretation with an OpenAI-compatible model', () => {
 
   it('retries a 429 with backoff and then uses the answer', async () => {
     const reportId = await submit(live, 'general_new-3y', 0);
-    fake.reset(({ slug, index }) =>
+    fake.reset(({ body, index }) =>
       index === 0
         ? { status: 429, headers: { 'retry-after-ms': '30' }, body: { error: { message: 'rate limited' } } }
-        : ok(slug),
+        : answer(body),
     );
     const response = await service.request(`${API}/reports/${reportId}/analysis/revenue/ai-analysis`, {
       method: 'POST',
@@ -182,41 +210,52 @@ describe('AI interpretation with an OpenAI-compatible model', () => {
     expect(usage).toMatchObject({ fallbacks: 1, model_items: 0, builtin_items: 1, total_tokens: 0 });
   });
 
-  it('falls back, without retrying, when the answer is not JSON or breaks the schema', async () => {
+  it('falls back, without retrying, for the items of an answer that is not JSON or breaks the schema', async () => {
     const reportId = await submit(live, 'general_new-4y-inconsistent', 0);
-    const broken: Record<string, string> = {
-      revenue: 'Sorry, I cannot help with that.',
-      cost: JSON.stringify(
-        validAnswer('cost', { risk_items: [{ level: 'critical', message: '等级不存在' }] }),
-      ),
-      expense: JSON.stringify(validAnswer('expense', { summary: '' })),
-      profitability: JSON.stringify({ summary: '只有一段解读' }),
-      balance_sheet: JSON.stringify(validAnswer('balance_sheet', { next_steps: '核实' })),
+    // Per item, inside otherwise valid batches: missing, a bad level, an empty text, missing fields, a wrong type.
+    const broken: Record<string, Record<string, unknown> | null> = {
+      revenue: null,
+      cost: validAnswer('cost', { risk_items: [{ level: 'critical', message: '等级不存在' }] }),
+      expense: validAnswer('expense', { summary: '' }),
+      profitability: { summary: '只有一段解读' },
+      balance_sheet: validAnswer('balance_sheet', { next_steps: '核实' }),
     };
-    fake.reset(({ slug }) =>
-      slug && broken[slug] !== undefined ? { body: completion(broken[slug]!) } : ok(slug),
-    );
+    // And one whole answer that is not JSON: every item of that batch.
+    let notJson: string[] = [];
+    fake.reset(({ slugs, index }) => {
+      if (index === 3) {
+        notJson = slugs;
+        return { body: completion('Sorry, I cannot help with that.') };
+      }
+      const items = slugs
+        .filter((slug) => broken[slug] !== null)
+        .map((slug) => ({ slug, ...(broken[slug] ?? validAnswer(slug)) }));
+      return { body: completion(JSON.stringify({ items })) };
+    });
     const response = await service.request(`${API}/reports/${reportId}/ai-analysis`, {
       method: 'POST',
       key: live,
     });
     expect(response.status).toBe(200);
     expect(response.body.total).toBe(REPORT_SLUGS.length);
+    const fallen = new Set([...Object.keys(broken), ...notJson]);
+    expect(notJson.length).toBeGreaterThan(0);
     for (const item of response.body.items as Item[]) {
-      expect(item.ai_source, item.slug).toBe(item.slug in broken ? 'builtin' : 'model');
+      expect(item.ai_source, item.slug).toBe(fallen.has(item.slug) ? 'builtin' : 'model');
       expect(item.ai_content?.trim()).toBeTruthy();
     }
     const balance = (response.body.items as Item[]).find((item) => item.slug === 'balance_sheet')!;
     expect(balance.ai_content).toContain('存货');
     expect(balance.ai_content).toContain('285.05万元');
-    // One request per item: an invalid answer is not asked again.
-    expect(fake.requests).toHaveLength(REPORT_SLUGS.length);
+    // One request per batch: an invalid answer is not asked again.
+    expect(fake.requests).toHaveLength(CALLS);
     const usage = (await service.request(`${API}/reports/${reportId}`, { key: live })).body.ai_usage;
     expect(usage).toMatchObject({
-      calls: REPORT_SLUGS.length,
-      fallbacks: Object.keys(broken).length,
-      builtin_items: Object.keys(broken).length,
-      model_items: REPORT_SLUGS.length - Object.keys(broken).length,
+      calls: CALLS,
+      fallbacks: fallen.size,
+      builtin_items: fallen.size,
+      model_items: REPORT_SLUGS.length - fallen.size,
+      fallback_reasons: { invalid_output: fallen.size },
     });
   });
 
@@ -230,10 +269,12 @@ describe('AI interpretation with an OpenAI-compatible model', () => {
     expect((await service.request(`${API}/reports/${reportId}`, { key: live })).body.ai_usage).toBeNull();
     const path = `${API}/reports/${reportId}/analysis/expense/ai-analysis`;
 
-    fake.reset(({ slug }) => ok(slug, { risk_items: [{ level: 'danger', message: '第一次的模型风险' }] }));
+    fake.reset(({ body }) =>
+      answer(body, { risk_items: [{ level: 'danger', message: '第一次的模型风险' }] }),
+    );
     const first = await service.request(path, { method: 'POST', key: live });
-    fake.reset(({ slug }) =>
-      ok(slug, {
+    fake.reset(({ body }) =>
+      answer(body, {
         summary: '第二次解读：费用结构发生变化。',
         risk_items: [{ level: 'info', message: '第二次' }],
       }),

@@ -83,13 +83,17 @@ describe('AI settings', () => {
       aiBaseUrl: null,
       aiModel: null,
       aiResponseFormat: 'json_schema',
-      aiTimeoutMs: 30_000,
+      aiTimeoutMs: 60_000,
       aiMaxRetries: 2,
-      aiConcurrency: 4,
-      aiReportConcurrency: 2,
+      aiConcurrency: 16,
+      aiReportConcurrency: 8,
+      aiBatchSize: 6,
+      aiBreakerThreshold: 5,
+      aiBreakerCooldownMs: 30_000,
+      aiDailyTokenBudget: 2_000_000,
     });
     expect(modelConfigured(config)).toBe(false);
-    expect(aiBudgetMs(config, 'request')).toBe(90_000);
+    expect(aiBudgetMs(config, 'request')).toBe(180_000);
     expect(aiBudgetMs(config, 'job')).toBe(240_000);
   });
 

@@ -21,6 +21,8 @@ export const Task = defineEntity({
     attempts: p.integer().default(0),
     errorMessage: p.text().nullable(),
     payload: p.json<unknown>().nullable().lazy(),
+    /** The AI step's texts and usage, stored when step 3 ends so a retried attempt reuses them; cleared on success. */
+    aiResult: p.json<unknown>().nullable().default(null).lazy(),
     createdAt: p.datetime().onCreate(() => new Date()),
     startedAt: p.datetime().nullable(),
     finishedAt: p.datetime().nullable(),
