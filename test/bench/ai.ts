@@ -8,10 +8,13 @@
  *   npm run bench:ai                         # every scenario
  *   npm run bench:ai -- 2s 10s outage        # some of them
  *   BENCH_AI_TPS=50 npm run bench:ai -- 2s   # with generation speed (tokens per second per request)
+ *   AI_BATCH_SIZE=3 AI_REPORT_CONCURRENCY=15 npm run bench:ai -- 2s   # other AI settings
  *
  * Scenarios: `2s` and `10s` (a model answering after 2 s / 10 s), `outage` (every call answered 500 after
  * 200 ms: three reports one after another), `flaky` (2 s, a fifth of calls answered 500).
  */
+
+import { loadConfig } from '../../server/config.ts';
 import { syntheticSubmission } from '../fixtures/synthetic.ts';
 import { type FakeOpenAi, simulatedModel, startFakeOpenAi } from '../helpers/fakeOpenAi.ts';
 import { startTestService, type TestService, waitForReport } from '../helpers/service.ts';
@@ -113,7 +116,16 @@ function summarise(name: string, level: number, outcomes: Outcome[], fake: FakeO
 
 async function runScenario(name: string, scenario: Scenario) {
   const fake = await startFakeOpenAi();
+  // The AI settings of the environment (defaults unless AI_BATCH_SIZE, AI_REPORT_CONCURRENCY, … are set).
+  const env = loadConfig(process.env);
   const service = await startTestService('postgres', {
+    aiTimeoutMs: env.aiTimeoutMs,
+    aiMaxRetries: env.aiMaxRetries,
+    aiConcurrency: env.aiConcurrency,
+    aiReportConcurrency: env.aiReportConcurrency,
+    aiBatchSize: env.aiBatchSize,
+    aiBreakerThreshold: env.aiBreakerThreshold,
+    aiBreakerCooldownMs: env.aiBreakerCooldownMs,
     aiModel: 'bench-model',
     aiBaseUrl: fake.baseUrl,
     aiApiKey: 'sk-bench',
@@ -150,7 +162,16 @@ async function runScenario(name: string, scenario: Scenario) {
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const names = wanted.length > 0 ? wanted : Object.keys(SCENARIOS);
-console.log(JSON.stringify({ tokens_per_second: TPS || 'unlimited', sequential_reports_at_1: SEQUENTIAL }));
+const settings = loadConfig(process.env);
+console.log(
+  JSON.stringify({
+    tokens_per_second: TPS || 'unlimited',
+    sequential_reports_at_1: SEQUENTIAL,
+    batch_size: settings.aiBatchSize,
+    report_concurrency: settings.aiReportConcurrency,
+    concurrency: settings.aiConcurrency,
+  }),
+);
 for (const name of names) {
   const scenario = SCENARIOS[name];
   if (!scenario) throw new Error(`unknown scenario ${name}; one of ${Object.keys(SCENARIOS).join(', ')}`);

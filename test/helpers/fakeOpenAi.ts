@@ -80,6 +80,18 @@ export function estimateTokens(text: string): number {
   return cjk + Math.ceil((text.length - cjk) / 4);
 }
 
+/** A verdict as contract 1 puts it in core_risk_insight.sp_result (issue 12 computes the real one). */
+export const SAMPLE_VERDICT = {
+  grade: 'D',
+  label: '较高风险',
+  score: 38.5,
+  drivers: [
+    { slug: 'solvency', key: 'debt_ratio', label: '资产负债率', value: 78.2, effect: -12.4 },
+    { slug: 'cash_flow', key: 'ocf', label: '经营活动现金流', value: -320.5, effect: -8.1 },
+    { slug: 'profitability', key: 'roe', label: '净资产收益率', value: 6.3, effect: 2.2 },
+  ],
+};
+
 /** A structured answer that passes the service's validation. */
 export function validAnswer(slug: string, extra: Partial<Record<string, unknown>> = {}) {
   return {

@@ -1,0 +1,189 @@
+/**
+ * The AI step when the model is down or the account has spent its day's tokens, against a local
+ * OpenAI-compatible server over real HTTP: the process's circuit breaker (opening after consecutive failures,
+ * refusing at once while open, closing after a successful probe) and AI_DAILY_TOKEN_BUDGET; and the verdict of
+ * contract 1 reaching the model's prompt. Reports still succeed, with the built-in writer's texts and the
+ * reason in ai_usage.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aiBreakerState } from '../../server/observability/metrics.ts';
+import { REPORT_SLUGS } from '../../worker/engine/registry.ts';
+import {
+  answerFor,
+  completion,
+  type FakeOpenAi,
+  type RequestBody,
+  SAMPLE_VERDICT,
+  startFakeOpenAi,
+  userPayload,
+} from '../helpers/fakeOpenAi.ts';
+import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
+
+const API = '/api/v1/developer';
+const BATCH = 6;
+const CALLS = Math.ceil(REPORT_SLUGS.length / BATCH);
+const THRESHOLD = 3;
+const RETRIES = 1;
+const BUDGET = 1_000;
+
+const free = ({ body }: { body: RequestBody }) => ({
+  body: completion(answerFor(body), { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }),
+});
+const paid = ({ body }: { body: RequestBody }) => ({
+  body: completion(answerFor(body), { prompt_tokens: 150, completion_tokens: 50, total_tokens: 200 }),
+});
+const outage = () => ({ status: 500, body: { error: { message: 'upstream down' } } });
+
+describe('AI step resilience', () => {
+  let fake: FakeOpenAi;
+  let service: TestService;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAi(free);
+    service = await startTestService('postgres', {
+      aiModel: 'fake-model',
+      aiBaseUrl: fake.baseUrl,
+      aiTimeoutMs: 2_000,
+      aiMaxRetries: RETRIES,
+      aiRetryBaseMs: 20,
+      aiConcurrency: 4,
+      aiReportConcurrency: 2,
+      aiBatchSize: BATCH,
+      aiBreakerThreshold: THRESHOLD,
+      // Long enough that the next report arrives while it is open, even on a loaded machine.
+      aiBreakerCooldownMs: 5_000,
+      aiDailyTokenBudget: BUDGET,
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await fake?.close();
+  });
+
+  async function report(key: string, ai: 0 | 1 = 1) {
+    const body = { ...fixture('general_new-3y'), ai_auto_analysis: ai };
+    const submitted = await service.request(`${API}/reports/financial`, { method: 'POST', key, body });
+    expect(submitted.status).toBe(202);
+    const done = await waitForReport(service, key, submitted.body.report_id);
+    expect(done.body.status).toBe('success');
+    const list = await service.request(`${API}/reports/${submitted.body.report_id}/analysis`, { key });
+    return {
+      id: submitted.body.report_id as string,
+      usage: done.body.ai_usage,
+      sources: (list.body.items as Array<{ ai_source: string }>).map((item) => item.ai_source),
+    };
+  }
+  const gauge = async () => (await aiBreakerState.get()).values[0]?.value;
+
+  it('opens the breaker after consecutive failures, writes with the built-in writer at once while open, and closes after a successful probe', async () => {
+    const key = await service.newKey('live');
+    fake.reset(outage);
+    const first = await report(key);
+    expect(first.sources.every((source) => source === 'builtin')).toBe(true);
+    // Far fewer than every batch × its attempts (CALLS × 2 = 16): the breaker stopped the rest.
+    expect(fake.requests.length).toBeGreaterThanOrEqual(THRESHOLD);
+    expect(fake.requests.length).toBeLessThanOrEqual(THRESHOLD + 2);
+    expect(first.usage).toMatchObject({ calls: fake.requests.length, fallbacks: REPORT_SLUGS.length });
+    expect(first.usage.fallback_reasons.model_unavailable).toBeGreaterThan(0);
+    expect(service.services.ai.breaker.state).toBe('open');
+    expect(await gauge()).toBe(2);
+
+    // The next report does not wait on the model at all.
+    const before = fake.requests.length;
+    const second = await report(key);
+    expect(fake.requests.length - before).toBe(0);
+    expect(second.sources.every((source) => source === 'builtin')).toBe(true);
+    expect(second.usage).toMatchObject({
+      calls: 0,
+      fallbacks: REPORT_SLUGS.length,
+      fallback_reasons: { model_unavailable: REPORT_SLUGS.length },
+    });
+
+    // The model is back: after the cool-off one probe goes out, the rest wait for it, then every item is the model's.
+    fake.reset(free);
+    const deadline = Date.now() + 15_000;
+    while (service.services.ai.breaker.state === 'open' && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(service.services.ai.breaker.state).toBe('half_open');
+    const third = await report(key);
+    expect(third.sources.every((source) => source === 'model')).toBe(true);
+    expect(fake.requests).toHaveLength(CALLS);
+    expect(service.services.ai.breaker.state).toBe('closed');
+    expect(await gauge()).toBe(0);
+  });
+
+  it('stops calling the model for an account over its daily token budget, and says so in ai_usage', async () => {
+    const key = await service.newKey('live');
+    fake.reset(paid);
+    const first = await report(key);
+    // 200 tokens a call, 2 calls in flight: calls stop once the account's day reaches the budget.
+    const calls = fake.requests.length;
+    expect(calls).toBeGreaterThanOrEqual(BUDGET / 200);
+    expect(calls).toBeLessThan(CALLS);
+    expect(first.usage.total_tokens).toBe(calls * 200);
+    expect(first.usage.fallback_reasons.budget_exhausted).toBeGreaterThan(0);
+    expect(first.sources.filter((source) => source === 'builtin')).toHaveLength(
+      first.usage.fallback_reasons.budget_exhausted,
+    );
+    const [day] = await service.services.db.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `select d.tokens from ai_daily_usage d join reports r on r.account_id = d.account_id
+          where r.id = ? and d.day = (now() at time zone 'utc')::date`,
+        [first.id],
+      );
+    expect(Number(day?.tokens)).toBe(calls * 200);
+
+    // The same account's next report (and its on-demand regeneration): no call at all.
+    const second = await report(key);
+    expect(fake.requests).toHaveLength(calls);
+    expect(second.usage.fallback_reasons).toEqual({ budget_exhausted: REPORT_SLUGS.length });
+    const regenerated = await service.request(`${API}/reports/${second.id}/analysis/revenue/ai-analysis`, {
+      method: 'POST',
+      key,
+    });
+    expect(regenerated.status).toBe(200);
+    expect(regenerated.body.ai_source).toBe('builtin');
+    expect(fake.requests).toHaveLength(calls);
+
+    // Another account is not affected.
+    const otherKey = await service.newKey('live');
+    const other = await report(otherKey, 0);
+    const one = await service.request(`${API}/reports/${other.id}/analysis/revenue/ai-analysis`, {
+      method: 'POST',
+      key: otherKey,
+    });
+    expect(one.status).toBe(200);
+    expect(one.body.ai_source).toBe('model');
+    expect(fake.requests).toHaveLength(calls + 1);
+  });
+
+  it('puts the verdict and its drivers (contract 1) in every prompt of an on-demand run', async () => {
+    const key = await service.newKey('live');
+    fake.reset(free);
+    const { id } = await report(key, 0);
+    await service.services.db.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `update analysis_results set sp_result = jsonb_set(sp_result::jsonb, '{verdict}', ?::jsonb)
+          where report_id = ? and slug = 'core_risk_insight'`,
+        [JSON.stringify(SAMPLE_VERDICT), id],
+      );
+    const response = await service.request(`${API}/reports/${id}/ai-analysis`, { method: 'POST', key });
+    expect(response.status).toBe(200);
+    expect(fake.requests).toHaveLength(CALLS);
+    for (const request of fake.requests) {
+      expect(userPayload(request).report.verdict).toMatchObject({
+        grade: 'D',
+        label: '较高风险',
+        drivers: [
+          { label: '资产负债率', effect: -12.4 },
+          { label: '经营活动现金流', effect: -8.1 },
+          { label: '净资产收益率', effect: 2.2 },
+        ],
+      });
+    }
+  });
+});
