@@ -229,22 +229,28 @@ export async function writeInterpretations(
     const slugs = batch.map((item) => item.slug);
     let content: string;
     try {
+      // The tokens are recorded before the call's slot is freed, so the report's next call sees them.
       const answer = await ctx.ai.limiter.run(
         input.reportId,
-        () => {
+        async () => {
           if (input.tokens?.exhausted()) throw new BudgetExhaustedError('daily token budget used');
-          return client.complete(
-            buildBatchMessages(batch, input.brief, report, ctx.ai.responseFormat),
-            { name: 'financial_interpretations', schema: BATCH_JSON_SCHEMA },
-            deadline,
-          );
+          try {
+            const answered = await client.complete(
+              buildBatchMessages(batch, input.brief, report, ctx.ai.responseFormat),
+              { name: 'financial_interpretations', schema: BATCH_JSON_SCHEMA },
+              deadline,
+            );
+            await spend(answered.usage);
+            return answered;
+          } catch (error) {
+            if (error instanceof ModelCallError) await spend(error.usage);
+            throw error;
+          }
         },
         deadline,
       );
-      await spend(answer.usage);
       content = answer.content;
     } catch (error) {
-      if (error instanceof ModelCallError) await spend(error.usage);
       const reason: FallbackReason =
         error instanceof ModelCallError
           ? error.reason

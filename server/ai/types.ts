@@ -46,6 +46,11 @@ export interface AiUsage {
   /** Interpretations written by the model / by the built-in writer, over all runs. */
   model_items: number;
   builtin_items: number;
+  /**
+   * `fallbacks` by reason (`model_unavailable`: the circuit breaker was open; `budget_exhausted`: the account's
+   * daily tokens were used up; `invalid_output`, `timeout`, …). Absent on usage recorded before it existed.
+   */
+  fallback_reasons?: Record<string, number>;
   /** ISO 8601 UTC time of the latest run. */
   updated_at: string;
 }

@@ -17,6 +17,7 @@ import {
   startFakeOpenAi,
   userPayload,
 } from '../helpers/fakeOpenAi.ts';
+import { graphql } from '../helpers/graphql.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
 const API = '/api/v1/developer';
@@ -98,6 +99,25 @@ describe('AI step resilience', () => {
       fallbacks: REPORT_SLUGS.length,
       fallback_reasons: { model_unavailable: REPORT_SLUGS.length },
     });
+    // GraphQL says the same, through the same service (its generateAiAnalysis takes the same path).
+    const regenerated = await graphql(
+      service,
+      key,
+      `mutation($id: ID!) { generateAiAnalysis(reportId: $id, slug: "revenue") { slug aiSource } }`,
+      { id: second.id },
+    );
+    expect(regenerated.body.data.generateAiAnalysis).toEqual([{ slug: 'revenue', aiSource: 'builtin' }]);
+    const read = await graphql(
+      service,
+      key,
+      'query($id: ID!) { report(id: $id) { aiUsage { calls fallbackReasons { reason items } } } }',
+      { id: second.id },
+    );
+    expect(read.body.data.report.aiUsage).toEqual({
+      calls: 0,
+      fallbackReasons: [{ reason: 'model_unavailable', items: REPORT_SLUGS.length + 1 }],
+    });
+    expect(fake.requests.length - before).toBe(0);
 
     // The model is back: after the cool-off one probe goes out, the rest wait for it, then every item is the model's.
     fake.reset(free);
