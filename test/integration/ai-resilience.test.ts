@@ -110,12 +110,12 @@ describe('AI step resilience', () => {
     const read = await graphql(
       service,
       key,
-      'query($id: ID!) { report(id: $id) { aiUsage { calls fallbackReasons { reason items } } } }',
+      'query($id: ID!) { report(id: $id) { aiUsage { calls fallbackReasons } } }',
       { id: second.id },
     );
     expect(read.body.data.report.aiUsage).toEqual({
       calls: 0,
-      fallbackReasons: [{ reason: 'model_unavailable', items: REPORT_SLUGS.length + 1 }],
+      fallbackReasons: { model_unavailable: REPORT_SLUGS.length + 1 },
     });
     expect(fake.requests.length - before).toBe(0);
 

@@ -12,7 +12,7 @@ import { fixture, startTestService, type TestService, waitForReport } from '../h
 const REPORT_FIELDS = `reportId name status errorMessage enterpriseId versionNo accountingStandard yearStart yearEnd
   aiAutoAnalysis validationWarnings { code path message } createdAt completedAt
   share { isPublic shareToken shareUrl webUrl shareExpiresAt }
-  aiUsage { model runs calls promptTokens completionTokens totalTokens fallbacks modelItems builtinItems updatedAt }`;
+  aiUsage { model runs calls promptTokens completionTokens totalTokens fallbacks modelItems builtinItems fallbackReasons updatedAt }`;
 const TASK_FIELDS = 'taskId reportId status step attempts errorMessage createdAt startedAt finishedAt';
 const ITEM_FIELDS = 'slug label spResult riskItems { level message code source } aiContent aiSource cachedAt';
 const RECEIPT_FIELDS =

@@ -14,19 +14,6 @@ type PresentedShare = NonNullable<PresentedReport['share']>;
 type PresentedWarning = PresentedReport['validation_warnings'][number];
 type PresentedAiUsage = NonNullable<PresentedReport['ai_usage']>;
 
-const AiFallbackReasonRef = builder
-  .objectRef<{ reason: string; items: number }>('AiFallbackReason')
-  .implement({
-    description: 'How many interpretations the built-in writer wrote instead of the model, for one reason.',
-    fields: (t) => ({
-      reason: t.exposeString('reason', {
-        description:
-          'model_unavailable (circuit breaker open), budget_exhausted (daily token budget), invalid_output, timeout, rate_limited, server_error, connection, rejected, aborted.',
-      }),
-      items: t.exposeInt('items'),
-    }),
-  });
-
 export const AiUsageRef = builder.objectRef<PresentedAiUsage>('AiUsage').implement({
   description: 'Model use of a report’s AI interpretation, over the job and every on-demand run.',
   fields: (t) => ({
@@ -45,10 +32,11 @@ export const AiUsageRef = builder.objectRef<PresentedAiUsage>('AiUsage').impleme
     modelItems: t.exposeInt('model_items'),
     builtinItems: t.exposeInt('builtin_items'),
     fallbackReasons: t.field({
-      type: [AiFallbackReasonRef],
-      description: '`fallbacks` by reason.',
-      resolve: (usage) =>
-        Object.entries(usage.fallback_reasons ?? {}).map(([reason, items]) => ({ reason, items })),
+      type: 'JSON',
+      nullable: true,
+      description:
+        '`fallbacks` by reason, as REST’s `fallback_reasons`: model_unavailable (circuit breaker open), budget_exhausted (daily token budget), invalid_output, timeout, rate_limited, server_error, connection, rejected, aborted. null on usage recorded before it existed.',
+      resolve: (usage) => usage.fallback_reasons ?? null,
     }),
     updatedAt: t.expose('updated_at', { type: 'DateTime' }),
   }),
