@@ -236,10 +236,11 @@ export class ModelClient {
         const reason = classify(error, attemptTimeout.aborted, deadline);
         const detail = error instanceof Error ? error.message : String(error);
         if (!answered) {
-          if (reason === 'aborted') this.breaker.release(granted);
-          else if (OUTAGE.has(reason) || (reason === 'rate_limited' && attempt >= aiMaxRetries))
-            this.breaker.onFailure(granted);
-          // A 429 with retries left, or a 4xx rejection: the provider answered.
+          const gaveUp = attempt >= aiMaxRetries;
+          if (OUTAGE.has(reason) || (reason === 'rate_limited' && gaveUp)) this.breaker.onFailure(granted);
+          // Ours (the deadline), or a 429 with retries left: no verdict either way.
+          else if (reason === 'aborted' || reason === 'rate_limited') this.breaker.release(granted);
+          // A 4xx rejection: the provider is up (and answering).
           else this.breaker.onSuccess(granted);
         }
         if (reason === 'aborted') fail(reason, 'the AI step ran out of time');

@@ -6,7 +6,7 @@
  * reason in ai_usage.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aiBreakerState } from '../../server/observability/metrics.ts';
+import { aiBreakerState, aiCalls, type aiTokens } from '../../server/observability/metrics.ts';
 import { REPORT_SLUGS } from '../../worker/engine/registry.ts';
 import {
   answerFor,
@@ -75,6 +75,10 @@ describe('AI step resilience', () => {
     };
   }
   const gauge = async () => (await aiBreakerState.get()).values[0]?.value;
+  const counter = async (metric: typeof aiTokens | typeof aiCalls, labels: Record<string, string>) =>
+    (await metric.get()).values.find((v) =>
+      Object.entries(labels).every(([k, x]) => (v.labels as Record<string, unknown>)[k] === x),
+    )?.value ?? 0;
 
   it('opens the breaker after consecutive failures, writes with the built-in writer at once while open, and closes after a successful probe', async () => {
     const key = await service.newKey('live');
@@ -205,5 +209,24 @@ describe('AI step resilience', () => {
         ],
       });
     }
+  });
+
+  it('counts a 429 that outlasts its retries as a failure: the breaker opens', async () => {
+    const key = await service.newKey('live');
+    expect(service.services.ai.breaker.state).toBe('closed');
+    fake.reset(() => ({
+      status: 429,
+      headers: { 'retry-after-ms': '10' },
+      body: { error: { message: 'rate limited' } },
+    }));
+    const skippedBefore = await counter(aiCalls, { outcome: 'breaker_open' });
+    const limited = await report(key);
+    expect(limited.sources.every((source) => source === 'builtin')).toBe(true);
+    expect(limited.usage.fallback_reasons.rate_limited).toBeGreaterThan(0);
+    expect(limited.usage.fallback_reasons.model_unavailable).toBeGreaterThan(0);
+    expect(fake.requests.length).toBeLessThan(CALLS * (RETRIES + 1));
+    expect(service.services.ai.breaker.state).toBe('open');
+    expect(await counter(aiCalls, { outcome: 'rate_limited' })).toBeGreaterThanOrEqual(THRESHOLD);
+    expect(await counter(aiCalls, { outcome: 'breaker_open' })).toBeGreaterThanOrEqual(skippedBefore);
   });
 });
