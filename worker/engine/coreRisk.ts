@@ -10,12 +10,61 @@
  *   included with zero counts, each with its own counts and its risk items as raised;
  * - top_risks: at most CORE_RISK_TOP_N items, danger before warning before info; ties keep the module order
  *   and, within a module, the module's own order.
+ * - verdict, scorecard: the scorecard's grade, score and drivers (verdict.ts);
+ * - data_gaps, strengths: the data notes and positive signals the modules reported apart from their risks.
+ * Risk items only are counted: data notes and strengths never are.
  * Its own risk_items are the top risks, each message prefixed with 【module label】, each keeping the code of
  * the rule that raised it: the section reads as the report's short list of what matters most.
  */
 
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
 import type { FieldDoc } from './module.ts';
+import { buildVerdict } from './verdict.ts';
+
+/** A data note as a module reports it in `sp_result.data_gaps` (see registry.ts `separateNotes`). */
+export interface ModuleDataGap {
+  code: string;
+  gap: string;
+  message: string;
+}
+
+/** One entry of core_risk_insight's `data_gaps`: one per gap, whichever modules reported it. */
+export interface DataGap {
+  code: string;
+  message: string;
+  /** Slugs whose indicators the gap leaves empty or incomplete. */
+  disables: string[];
+}
+
+export interface Strength {
+  slug: string;
+  code: string;
+  message: string;
+}
+
+/** Messages of the gaps several modules report (otherwise the first module's message is used). */
+export const DATA_GAP_MESSAGES: Readonly<Record<string, string>> = {
+  cash_flow_statement: '未提交现金流量表（全部或部分年度）：现金流量分析、现金流量表核对与勾稽核对的相应年度无法进行。',
+};
+
+function collectNotes(sources: readonly AnalysisOutput[]): { data_gaps: DataGap[]; strengths: Strength[] } {
+  const gaps = new Map<string, DataGap>();
+  const strengths: Strength[] = [];
+  for (const o of sources) {
+    for (const g of (o.sp_result.data_gaps as ModuleDataGap[] | undefined) ?? []) {
+      const entry = gaps.get(g.gap);
+      if (entry) {
+        if (!entry.disables.includes(o.slug)) entry.disables.push(o.slug);
+      } else {
+        gaps.set(g.gap, { code: g.gap, message: DATA_GAP_MESSAGES[g.gap] ?? g.message, disables: [o.slug] });
+      }
+    }
+    for (const st of (o.sp_result.strengths as { code: string; message: string }[] | undefined) ?? []) {
+      strengths.push({ slug: o.slug, code: st.code, message: st.message });
+    }
+  }
+  return { data_gaps: [...gaps.values()], strengths };
+}
 
 export const CORE_RISK_SLUG = 'core_risk_insight';
 export const CORE_RISK_LABEL = '核心风险洞察';
@@ -99,6 +148,7 @@ export function buildCoreRiskInsight(
           ? 'info'
           : null;
 
+  const { verdict, scorecard } = buildVerdict(sources);
   return {
     slug: CORE_RISK_SLUG,
     sp_result: {
@@ -107,6 +157,9 @@ export function buildCoreRiskInsight(
       highest_level,
       modules,
       top_risks,
+      verdict,
+      ...collectNotes(sources),
+      scorecard,
     },
     risk_items: top_risks.map((entry) => ({
       level: entry.level,

@@ -60,6 +60,14 @@ export interface RiskRuleDoc {
   readonly description: string;
   /** Message template; `{name}` placeholders are filled by the module. */
   readonly message: string;
+  /**
+   * What the rule raises: a risk (the default); a data note (`data_gap`: a statement or line not submitted —
+   * moved out of risk_items into `sp_result.data_gaps`, never counted as a risk); or a positive signal
+   * (`strength`: moved into `sp_result.strengths`).
+   */
+  readonly role?: 'risk' | 'data_gap' | 'strength';
+  /** For a `data_gap` rule: the gap it reports (one entry per gap in core_risk_insight, whatever raised it). */
+  readonly gap?: string;
 }
 
 /**

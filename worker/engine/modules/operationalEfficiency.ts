@@ -1,6 +1,6 @@
 /** 营运能力分析: turnover of total assets, receivables, inventory and payables, and turnover days. */
 import type { ReportContext } from '../context.ts';
-import { type Num, num, ratio } from '../decimal.ts';
+import { add, average, type Num, num, ratio } from '../decimal.ts';
 import { defineIndicatorModule, sharedCompute } from '../indicator.ts';
 import type { LineRef, MetricDef, RiskRule } from '../module.ts';
 
@@ -74,6 +74,30 @@ function turnoverMetrics(t: Turnover): MetricDef[] {
   ];
 }
 
+/** 应收账款 + 应收票据 of one balance column; null when neither line is there. */
+function receivablesWithNotes(ctx: ReportContext, year: number, column: 'line' | 'prior'): Num {
+  const ar = ctx[column](year, 'balance', 'accounts_receivable');
+  const notes = ctx[column](year, 'balance', 'notes_receivable');
+  if (ar === null && notes === null) return null;
+  return add(ar ?? num(0), notes ?? num(0));
+}
+
+/** Revenue over average (应收账款 + 应收票据), beside receivable_turnover (应收账款 only). */
+const receivableTurnoverInclNotes: MetricDef = {
+  key: 'receivable_turnover_incl_notes',
+  label: '应收账款周转率（含应收票据）',
+  unit: '次',
+  formula: '营业收入 ÷ ((年初(应收账款 + 应收票据) + 年末(应收账款 + 应收票据)) ÷ 2)',
+  inputs: ['income.revenue', 'balance.accounts_receivable', 'balance.notes_receivable'],
+  note:
+    '应收票据缺失时按零计，两行均缺失时为空。receivable_turnover（仅应收账款）与东方财富、同花顺的应收账款周转率口径一致；本指标对应“应收票据及应收账款周转率”口径（票据结算占比高的企业两者差异较大）。',
+  compute: (ctx, year) =>
+    ratio(
+      ctx.line(year, 'income', 'revenue'),
+      average(receivablesWithNotes(ctx, year, 'prior'), receivablesWithNotes(ctx, year, 'line')),
+    ),
+};
+
 const turnoverDeclineRule = (t: Turnover): RiskRule => ({
   code: `operational_efficiency.${t.key}_decline`,
   metric: t.key,
@@ -88,6 +112,6 @@ export const operationalEfficiencyModule = defineIndicatorModule({
   label: '营运能力分析',
   section: 'comprehensive_analysis',
   description: '总资产、应收账款、存货、应付账款周转率及周转天数（平均余额为同年年初与年末余额的平均数）。',
-  metrics: TURNOVERS.flatMap(turnoverMetrics),
+  metrics: [...TURNOVERS.flatMap(turnoverMetrics), receivableTurnoverInclNotes],
   riskRules: TURNOVERS.map(turnoverDeclineRule),
 });

@@ -333,7 +333,9 @@ export function cashFlowMissingRule(slug: string, what: string): RiskRuleDoc {
   return {
     code: `${slug}.cash_flow_missing`,
     tiers: [{ level: 'info', threshold: 0 }],
-    description: '有年度未提交现金流量表，相应年度的指标为空。',
+    description: '有年度未提交现金流量表，相应年度的指标为空（数据提示，不计入风险）。',
+    role: 'data_gap',
+    gap: 'cash_flow_statement',
     message: `{years}未提交现金流量表，${what}无法计算。`,
   };
 }

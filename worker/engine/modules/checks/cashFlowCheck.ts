@@ -22,6 +22,8 @@ export const CASH_FLOW_NOT_SUBMITTED_RULE: RiskRuleDoc = {
   tiers: [{ level: 'info', threshold: 0 }],
   description: '所有年度均未提交现金流量表，无法核对相邻年度现金流量数据。',
   message: '未提交现金流量表，无法核对相邻年度现金流量数据的一致性。',
+  role: 'data_gap',
+  gap: 'cash_flow_statement',
 };
 
 export const cashFlowCheckModule: AnalysisModule = {

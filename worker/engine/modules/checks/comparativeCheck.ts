@@ -76,6 +76,8 @@ export const COMPARATIVE_NOT_SUBMITTED_RULE: RiskRuleDoc = {
   tiers: [{ level: 'info', threshold: 0 }],
   description: '所有年度均未提交现金流量表，无法将现金流量表与资产负债表、利润表勾稽核对。',
   message: '未提交现金流量表，无法将现金流量表与资产负债表、利润表进行勾稽核对。',
+  role: 'data_gap',
+  gap: 'cash_flow_statement',
 };
 
 export interface CashMismatch {

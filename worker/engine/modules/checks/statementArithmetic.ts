@@ -236,7 +236,9 @@ export const SUBTOTAL_GAP_RULE: RiskRuleDoc = {
   code: 'statement_arithmetic.subtotal_gap',
   tiers: [{ level: 'info', threshold: 0 }],
   description:
-    '合计/小计项目与已提交明细项目的计算结果不一致，但差额可能由未提交的明细项目构成（资产、负债、现金流入流出明细不为负，只解释合计大于明细之和的情形）。',
+    '合计/小计项目与已提交明细项目的计算结果不一致，但差额可能由未提交的明细项目构成（资产、负债、现金流入流出明细不为负，只解释合计大于明细之和的情形）。数据提示，不计入风险。',
+  role: 'data_gap',
+  gap: 'detail_lines',
   message:
     '{year}年{sheet}“{item}”为{reported}万元，已提交项目按{formula}计算为{computed}万元，差额{difference}万元；未提交的项目（{lines}）可能构成该差额，请核实。',
 };

@@ -291,7 +291,14 @@ export function defineModule(def: ModuleDef): AnalysisModule {
     ...base,
     riskRules: [
       ...base.riskRules,
-      ...customRules.map(({ code, tiers, description, message }) => ({ code, tiers, description, message })),
+      ...customRules.map(({ code, tiers, description, message, role, gap }) => ({
+        code,
+        tiers,
+        description,
+        message,
+        ...(role === undefined ? {} : { role }),
+        ...(gap === undefined ? {} : { gap }),
+      })),
     ],
     compute(ctx) {
       const { sp_result, risk_items } = base.compute(ctx);
