@@ -43,6 +43,11 @@ export interface FieldDoc {
 /** An indicator computed for one year; rounding is applied by the module builder, not here. */
 export interface MetricDef extends FieldDoc {
   compute(ctx: ReportContext, year: number): Num;
+  /**
+   * When the value is null for a stated reason (a growth rate on a tiny base, a sign change): the reason code,
+   * shown in `null_reasons` beside the value (catalogue `null_reasons` explains each code).
+   */
+  nullReason?(ctx: ReportContext, year: number): string | null;
 }
 
 export interface RiskTier {
@@ -81,6 +86,8 @@ export interface RiskRuleDoc {
 export interface RiskRule extends RiskRuleDoc {
   readonly metric: string;
   readonly kind: 'below' | 'above' | 'decline';
+  /** The rule judges this line's growth or share: it fires only when the line is material (materiality.ts). */
+  readonly materialLine?: { readonly sheet: SheetType; readonly key: string };
 }
 
 export interface ModuleResult {

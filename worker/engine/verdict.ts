@@ -153,7 +153,8 @@ export const SCORECARD_FACTORS: readonly ScorecardFactor[] = [
     weight: 13,
     // Replaced per model by ALTMAN_BANDS.
     bands: [3.735, 2.9, 2.065, 1.23, 0.395],
-    source: "Altman Z′/Z″/Z 区间临界值：较低 = 困境区下限，良好 = 安全区下限，平均取中点，优秀/较差向外延伸半个灰色区",
+    source:
+      'Altman Z′/Z″/Z 区间临界值：较低 = 困境区下限，良好 = 安全区下限，平均取中点，优秀/较差向外延伸半个灰色区',
   },
   {
     dimension: '数据核对',
@@ -191,7 +192,6 @@ export const DATA_CHECK_CODES: readonly string[] = [
   'balance_sheet.opening_mismatch',
   'income_statement.prior_column_mismatch',
   'cash_flow.prior_column_mismatch',
-  'comparative.cash_identity_mismatch',
   'comparative.cash_carry_mismatch',
   'statement_arithmetic.subtotal_mismatch',
 ];
@@ -222,13 +222,14 @@ function bandsOf(factor: ScorecardFactor, bySlug: ReadonlyMap<string, Record<str
 function scoreOf(value: number, bands: Bands): Num {
   const falling = bands[0] > bands[4];
   const v = num(value);
-  return falling
-    ? bandScore(v, bands)
-    : bandScore(v.negated(), bands.map((b) => -b) as unknown as Bands);
+  return falling ? bandScore(v, bands) : bandScore(v.negated(), bands.map((b) => -b) as unknown as Bands);
 }
 
 /** The verdict and the full scorecard, from the other items' outputs. */
-export function buildVerdict(outputs: readonly AnalysisOutput[]): { verdict: Verdict; scorecard: ScorecardEntry[] } {
+export function buildVerdict(outputs: readonly AnalysisOutput[]): {
+  verdict: Verdict;
+  scorecard: ScorecardEntry[];
+} {
   const bySlug = new Map(outputs.map((o) => [o.slug, o.sp_result]));
   let worstCheck: RiskLevel | null = null;
   for (const o of outputs) {

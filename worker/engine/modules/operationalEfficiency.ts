@@ -2,6 +2,7 @@
 import type { ReportContext } from '../context.ts';
 import { add, average, type Num, num, ratio } from '../decimal.ts';
 import { defineIndicatorModule, sharedCompute } from '../indicator.ts';
+import { materialityNote } from '../materiality.ts';
 import type { LineRef, MetricDef, RiskRule } from '../module.ts';
 
 const DAYS_IN_YEAR = num(360);
@@ -89,8 +90,7 @@ const receivableTurnoverInclNotes: MetricDef = {
   unit: '次',
   formula: '营业收入 ÷ ((年初(应收账款 + 应收票据) + 年末(应收账款 + 应收票据)) ÷ 2)',
   inputs: ['income.revenue', 'balance.accounts_receivable', 'balance.notes_receivable'],
-  note:
-    '应收票据缺失时按零计，两行均缺失时为空。receivable_turnover（仅应收账款）与东方财富、同花顺的应收账款周转率口径一致；本指标对应“应收票据及应收账款周转率”口径（票据结算占比高的企业两者差异较大）。',
+  note: '应收票据缺失时按零计，两行均缺失时为空。receivable_turnover（仅应收账款）与东方财富、同花顺的应收账款周转率口径一致；本指标对应“应收票据及应收账款周转率”口径（票据结算占比高的企业两者差异较大）。',
   compute: (ctx, year) =>
     ratio(
       ctx.line(year, 'income', 'revenue'),
@@ -103,7 +103,8 @@ const turnoverDeclineRule = (t: Turnover): RiskRule => ({
   metric: t.key,
   kind: 'decline',
   tiers: [{ level: 'warning', threshold: 30 }],
-  description: `${t.label}较上年下降超过30%。`,
+  description: `${t.label}较上年下降超过30%${t.balance.key === 'total_assets' ? '' : materialityNote('balance')}。`,
+  ...(t.balance.key === 'total_assets' ? {} : { materialLine: { sheet: 'balance', key: t.balance.key } }),
   message: `{year}年${t.label}为{value}，较{prior_year}年的{prior_value}下降{decline}，降幅超过{threshold}，${t.declineMeaning}。`,
 });
 

@@ -72,8 +72,7 @@ export const profitabilityModule = defineIndicatorModule({
       formula:
         '归属于母公司所有者的净利润 ÷ ((年初归属于母公司所有者权益 + 年末归属于母公司所有者权益) ÷ 2) × 100',
       inputs: ['income.net_profit_attributable_to_parent', 'balance.equity_attributable_to_parent'],
-      note:
-        '未提交归母项目时为空；平均归母权益小于或等于零时为空。与数据终端口径一致：etnet、同花顺iFinD 的 ROE 为归母净利润 ÷ 平均归母权益（东方财富的“加权净资产收益率”按加权平均净资产计算，另有差异）；roe 为合并口径（净利润 ÷ 平均所有者权益合计）。',
+      note: '未提交归母项目时为空；平均归母权益小于或等于零时为空。与数据终端口径一致：etnet、同花顺iFinD 的 ROE 为归母净利润 ÷ 平均归母权益（东方财富的“加权净资产收益率”按加权平均净资产计算，另有差异）；roe 为合并口径（净利润 ÷ 平均所有者权益合计）。',
       compute: sharedCompute((ctx, year) => {
         const equity = ctx.averageBalance(year, 'equity_attributable_to_parent');
         if (equity === null || equity.lessThanOrEqualTo(0)) return null;

@@ -25,6 +25,7 @@ import {
   type IndicatorModuleDef,
   sharedCompute,
 } from '../../indicator.ts';
+import type { NullReason } from '../../materiality.ts';
 import type { AnalysisModule, LineRef, MetricDef, RiskRuleDoc } from '../../module.ts';
 
 /** Reads one line of one period; `key` → amount in yuan or null. */
@@ -146,6 +147,8 @@ export interface ChangeRow {
   previous: Num;
   change: Num;
   rate: Num;
+  /** Why `rate` is null although both amounts exist (materiality.ts). */
+  reason: NullReason | null;
 }
 
 /** Year-end amount against the prior period (`ctx.priorPeriod`): amount change and change rate. */
@@ -160,6 +163,7 @@ export function changeRows(ctx: ReportContext, year: number, sheet: SheetType, k
       previous,
       change: ctx.lineChange(year, sheet, key),
       rate: ctx.lineChangeRate(year, sheet, key),
+      reason: ctx.lineChangeReason(year, sheet, key),
     };
   });
 }
@@ -171,6 +175,7 @@ export const roundChangeRow = (r: ChangeRow) => ({
   previous_amount: round2Wan(r.previous),
   change_amount: round2Wan(r.change),
   change_rate: round2(r.rate),
+  ...(r.reason ? { null_reasons: { change_rate: r.reason } } : {}),
 });
 
 // cash flow
@@ -535,7 +540,7 @@ export function flowMetrics(section: CashFlowSection): MetricDef[] {
     { key: 'net_cash_flow', part: 'net', label: `${section.label}产生的现金流量净额`, pick: 'net' },
   ] as const;
   const priorNote =
-    '上年数取上一提交年度现金流量表的本年金额；首个提交年度取本年现金流量表的上年金额。上年数为零或缺失时为空；分母取绝对值。';
+    '上年数取本年现金流量表的上年金额（重述后的比较数据，CAS 28）；未列示时取上一提交年度现金流量表的本年金额。上年数为零或缺失时为空；分母取绝对值。';
   return [
     ...parts.map(
       (p): MetricDef => ({
