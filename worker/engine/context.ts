@@ -2,6 +2,7 @@
  * Read access to one normalised report, built once per batch of slugs and shared by every module.
  * Amounts are parsed to Decimal lazily and memoised; a missing sheet, line or column reads as null.
  */
+import { findLineItem } from '../catalogue/lineItems.ts';
 import type { LineAmounts, NormalisedReport, SheetLines, SheetType } from '../types.ts';
 import { average, type Num, parseAmount, rateOfChange, sub } from './decimal.ts';
 import { growthNullReason, type NullReason, priorScale } from './materiality.ts';
@@ -159,10 +160,12 @@ export function createContext(report: NormalisedReport): ReportContext {
     const memo = lineMemo(year, sheet, key);
     if (memo === undefined) return null;
     if (memo.changeReason === undefined) {
+      // A per-share line (每股收益, 元/股) has no statement scale to be tiny against.
+      const perShare = findLineItem(sheet, key)?.group === 'eps';
       memo.changeReason = growthNullReason(
         line(year, sheet, key),
         priorPeriod(year, sheet, key),
-        priorScale(ctx, year, sheet),
+        perShare ? null : priorScale(ctx, year, sheet),
       );
     }
     return memo.changeReason;
