@@ -163,13 +163,13 @@ function expectedColumnCheck(r: Raw, sheet: 'income' | 'cash_flow') {
   return { yearPairs, pairs, mismatches };
 }
 
-const Z_CUT = { distress: q('1.81'), safe: q('2.99') };
+const Z_CUT = { distress: q('1.23'), safe: q('2.9') };
 const Z2_CUT = { distress: q('1.1'), safe: q('2.6') };
 const zone = (v: R, cut: { distress: Q; safe: Q }) =>
   v === null ? null : qcmp(v, cut.distress) < 0 ? 'distress' : qcmp(v, cut.safe) > 0 ? 'safe' : 'grey';
 
 /** Expected distress_signals values of one year, written from the formulas in the module's doc comment. */
-function expectedSignals(r: Raw, t: number, model: 'z' | 'z_double_prime') {
+function expectedSignals(r: Raw, t: number, model: 'z_prime' | 'z_double_prime') {
   const has = (y: number) => r.years.includes(y);
   const bal = (y: number, k: string): R => (has(y) ? r.end(y, k) : has(y + 1) ? r.begin(y + 1, k) : null);
   const inc = (y: number, k: string): R => (has(y) ? r.inc(y, k) : has(y + 1) ? r.incLast(y + 1, k) : null);
@@ -184,7 +184,8 @@ function expectedSignals(r: Raw, t: number, model: 'z' | 'z_double_prime') {
   const x3 = qdiv(qadd(inc(t, 'total_profit'), orZero(inc(t, 'interest_expense'))), ta(t));
   const x4 = qdiv(bal(t, 'total_shareholders_equity'), bal(t, 'total_liabilities'));
   const x5 = qdiv(inc(t, 'revenue'), ta(t));
-  const z = qsum([lin('1.2', x1), lin('1.4', x2), lin('3.3', x3), lin('0.6', x4), lin('1.0', x5)]);
+  // Z′ (private firms, book equity): the manufacturers' model.
+  const z = qsum([lin('0.717', x1), lin('0.847', x2), lin('3.107', x3), lin('0.42', x4), lin('0.998', x5)]);
   const z2 = qsum([lin('6.56', x1), lin('3.26', x2), lin('6.72', x3), lin('1.05', x4)]);
 
   const p = t - 1;
@@ -201,7 +202,15 @@ function expectedSignals(r: Raw, t: number, model: 'z' | 'z_double_prime') {
     qsub(int(1), qdiv(qadd(bal(y, 'total_current_assets'), orZero(bal(y, 'fixed_assets_net'))), ta(y))),
   );
   const sgi = idx(rev);
-  const sgai = idx((y) => qdiv(some([inc(y, 'sales_expenses'), inc(y, 'administrative_expenses')]), rev(y)));
+  // One SG&A basis: 研发费用 on both sides when either year reports it apart.
+  const withRd = inc(t, 'rd_expenses') !== null || inc(p, 'rd_expenses') !== null;
+  const sga = (y: number) =>
+    some([
+      inc(y, 'sales_expenses'),
+      inc(y, 'administrative_expenses'),
+      ...(withRd ? [inc(y, 'rd_expenses')] : []),
+    ]);
+  const sgai = idx((y) => qdiv(sga(y), rev(y)));
   const lvgi = idx((y) => qdiv(qadd(bal(y, 'total_current_liabilities'), ltd(y)), ta(y)));
   const cfo = r.cf(t, 'net_cf_operating');
   const tata = qdiv(qsub(inc(t, 'continuing_ops_net_profit') ?? inc(t, 'net_profit'), cfo), ta(t));
@@ -246,19 +255,21 @@ function expectedSignals(r: Raw, t: number, model: 'z' | 'z_double_prime') {
   ];
   const available = signals.filter((s) => s[2] !== null).length;
   const passed = signals.filter((s) => s[2] === true).length;
-  const headline = model === 'z' ? z : z2;
+  const headline = model === 'z_prime' ? z : z2;
 
   const values: Record<string, unknown> = {
     altman_headline_model: model,
     altman_headline_score: r2(headline),
-    altman_headline_zone: zone(headline, model === 'z' ? Z_CUT : Z2_CUT),
+    altman_headline_zone: zone(headline, model === 'z_prime' ? Z_CUT : Z2_CUT),
     altman_x1: r2(x1),
     altman_x2: r2(x2),
     altman_x3: r2(x3),
     altman_x4: r2(x4),
     altman_x5: r2(x5),
-    altman_z: r2(z),
-    altman_z_zone: zone(z, Z_CUT),
+    altman_z: null,
+    altman_z_zone: null,
+    altman_z_prime: r2(z),
+    altman_z_prime_zone: zone(z, Z_CUT),
     altman_z_double_prime: r2(z2),
     altman_z_double_prime_zone: zone(z2, Z2_CUT),
     beneish_dsri: r2(dsri),
@@ -513,22 +524,30 @@ describe.each(FIXTURES)('golden values: %s', (name: FixtureName) => {
       const change = qsub(r.end(y, 'cash_and_equivalents'), r.begin(y, 'cash_and_equivalents'));
       const np = r.inc(y, 'net_profit');
       const rev = r.inc(y, 'revenue');
+      const cash = r.end(y, 'cash_and_equivalents');
+      const nonEquivalent = qsub(cash, r.cf(y, 'cash_ending'));
       return {
         net_increase_cash: qwan(nic),
         cash_change: qwan(change),
         cash_difference: qwan(qsub(nic, change)),
+        non_equivalent_cash: qwan(nonEquivalent),
+        non_equivalent_cash_share: cash && qsign(cash) > 0 ? qpct(nonEquivalent, cash) : null,
         ocf_to_net_profit: np && qsign(np) > 0 ? qdiv(r.cf(y, 'net_cf_operating'), np) : null,
         sales_cash_ratio: rev && qsign(rev) > 0 ? qpct(r.cf(y, 'sales_cash'), rev) : null,
       };
     };
     const rounded = (y: number) => Object.fromEntries(Object.entries(row(y)).map(([k, v]) => [k, r2(v)]));
     const hasCashFlow = r.years.some((y) => r.hasSheet(y, 'cash_flow'));
+    // Carry-over pairs: a year's opening cash and the previous year's closing cash both submitted.
+    const pairs = r.years.filter(
+      (y) => r.cf(y, 'cash_beginning') !== null && r.cf(y - 1, 'cash_ending') !== null,
+    ).length;
     expect(sp_result).toEqual({
       released_year: latest,
-      checked_years: hasCashFlow ? r.years.length : null,
-      checked_pairs: hasCashFlow ? r.years.length : null,
+      checked_years: hasCashFlow ? r.years.filter((y) => r.hasSheet(y, 'cash_flow')).length : null,
+      checked_pairs: hasCashFlow ? pairs : null,
       mismatch_count: hasCashFlow ? 0 : null,
-      consistent: hasCashFlow ? true : null,
+      consistent: hasCashFlow && pairs > 0 ? true : null,
       summary: expect.any(String),
       mismatches: [],
       ...rounded(latest),
@@ -540,6 +559,8 @@ describe.each(FIXTURES)('golden values: %s', (name: FixtureName) => {
     const expectedCodes: string[] = [];
     if (!hasCashFlow) expectedCodes.push('comparative.not_submitted');
     const last = row(latest);
+    if (last.non_equivalent_cash_share && qcmp(last.non_equivalent_cash_share, int(50)) > 0)
+      expectedCodes.push('comparative.non_equivalent_cash_high');
     if (last.ocf_to_net_profit && qcmp(last.ocf_to_net_profit, q('0.5')) < 0)
       expectedCodes.push('comparative.operating_cash_to_net_profit_low');
     if (last.sales_cash_ratio && qcmp(last.sales_cash_ratio, int(80)) < 0)
@@ -586,7 +607,7 @@ describe.each(FIXTURES)('golden values: %s', (name: FixtureName) => {
   });
 
   it('distress_signals: Altman, Beneish and Piotroski components for every year', () => {
-    const model = raw.enterprise_info?.industry_sector_code === 'C' ? 'z' : 'z_double_prime';
+    const model = raw.enterprise_info?.industry_sector_code === 'C' ? 'z_prime' : 'z_double_prime';
     const rows = new Map(r.years.map((y) => [y, expectedSignals(r, y, model)]));
     const { sp_result, risk_items } = run(report, 'distress_signals');
     expect(sp_result).toEqual({
@@ -595,9 +616,10 @@ describe.each(FIXTURES)('golden values: %s', (name: FixtureName) => {
       series: r.years.map((y) => ({ year: y, ...rows.get(y)!.values })),
     });
     const { headline, m, f } = rows.get(latest)!;
-    const cut = model === 'z' ? Z_CUT : Z2_CUT;
+    const cut = model === 'z_prime' ? Z_CUT : Z2_CUT;
     const expectedCodes: string[] = [];
     const z = zone(headline, cut);
+    if (z === 'safe') expectedCodes.push('distress_signals.altman_safe');
     if (z === 'distress' || z === 'grey') expectedCodes.push(`distress_signals.altman_${model}_zone`);
     if (m !== null && qcmp(m, q('-1.78')) > 0) expectedCodes.push('distress_signals.beneish_m_high');
     if (f !== null && f <= 2) expectedCodes.push('distress_signals.piotroski_f_low');
@@ -1262,13 +1284,16 @@ describe('distress_signals on a hand-checked company', () => {
       altman_x3: 0.1,
       altman_x4: 1,
       altman_x5: 1.2,
-      // Z = 0.36 + 0.28 + 0.33 + 0.6 + 1.2 = 2.77 (grey); Z'' = 4.342 (safe)
-      altman_z: 2.77,
-      altman_z_zone: 'grey',
+      // Z′ = 0.717·0.3 + 0.847·0.2 + 3.107·0.1 + 0.420·1 + 0.998·1.2 = 2.3128 (grey: 1.23–2.90);
+      // Z'' = 4.342 (safe); the 1968 Z needs a market value of equity: none is submitted, so null
+      altman_z: null,
+      altman_z_zone: null,
+      altman_z_prime: 2.31,
+      altman_z_prime_zone: 'grey',
       altman_z_double_prime: 4.34,
       altman_z_double_prime_zone: 'safe',
-      altman_headline_model: 'z',
-      altman_headline_score: 2.77,
+      altman_headline_model: 'z_prime',
+      altman_headline_score: 2.31,
       altman_headline_zone: 'grey',
       // DSRI = (120/1200)/(80/1000) = 1.25; GMI = 0.30/0.25 = 1.2; AQI = (1 − 800/1000)/(1 − 700/800) = 0.2/0.125
       // = 1.6; SGI = 1.2; SGAI = 0.1/0.1 = 1; LVGI = (400/1000)/(400/800) = 0.8; TATA = (60 − 90)/1000 = −0.03
@@ -1311,9 +1336,9 @@ describe('distress_signals on a hand-checked company', () => {
     expect(risk_items).toEqual([
       {
         level: 'warning',
-        code: 'distress_signals.altman_z_zone',
+        code: 'distress_signals.altman_z_prime_zone',
         message:
-          '2024年Altman Z值（制造业模型，X4以账面所有者权益替代股权市值）为2.77，介于1.81与2.99之间，处于灰色区，需关注财务状况恶化的可能。',
+          "2024年Altman Z'值（制造业非上市公司模型，账面所有者权益）为2.31，介于1.23与2.90之间，处于灰色区，需关注财务状况恶化的可能。",
       },
       {
         level: 'info',
@@ -1329,8 +1354,9 @@ describe('distress_signals on a hand-checked company', () => {
     const first = (sp_result.series as Record<string, unknown>[])[0]!;
     expect(first).toMatchObject({
       year: 2023,
-      // Z = 1.2·0.25 + 1.4·0.1875 + 3.3·0.0875 + 0.6·1 + 1.25 = 2.70125
-      altman_z: 2.7,
+      // Z′ = 0.717·0.25 + 0.847·0.1875 + 3.107·0.0875 + 0.420·1 + 0.998·1.25 = 2.277425
+      altman_z_prime: 2.28,
+      altman_z: null,
       // DSRI = (80/1000)/(70/900) = 1.0286; SGI = 1000/900 = 1.1111; 2022's expenses were not sent → SGAI null
       beneish_dsri: 1.03,
       beneish_sgi: 1.11,
@@ -1350,16 +1376,17 @@ describe('distress_signals on a hand-checked company', () => {
       altman_headline_model: 'z_double_prime',
       altman_headline_score: 4.34,
       altman_headline_zone: 'safe',
-      altman_z_zone: 'grey',
+      altman_z_prime_zone: 'grey',
     });
-    expect(codes(risk_items)).toEqual(['distress_signals.piotroski_f_high']);
+    // Safe zone and F = 8 are strengths (moved to strengths by the engine), not risks.
+    expect(codes(risk_items)).toEqual(['distress_signals.altman_safe', 'distress_signals.piotroski_f_high']);
     // No enterprise_info at all → Z″ as well.
     expect(run(makeReport(HEALTHY), 'distress_signals').sp_result.altman_headline_model).toBe(
       'z_double_prime',
     );
   });
 
-  it('a distressed year: Z in the distress zone (danger), M above −1.78, F ≤ 2', () => {
+  it('a distressed year: Z′ in the distress zone (danger), M above −1.78, F ≤ 2', () => {
     const weak: Record<number, YearInput> = {
       2023: HEALTHY[2023]!,
       2024: {
@@ -1393,26 +1420,26 @@ describe('distress_signals on a hand-checked company', () => {
       makeReport(weak, { info: { industry_sector_code: 'C' } }),
       'distress_signals',
     );
-    // Z = 1.2·(−0.2) + 1.4·(−0.3) + 3.3·(−0.03) + 0.6·(100/900) + 0.5 = −0.19233
+    // Z′ = 0.717·(−0.2) + 0.847·(−0.3) + 3.107·(−0.03) + 0.420·(100/900) + 0.998·0.5 = 0.054957
     // M: DSRI (100/500)/(0.08) = 2.5, GMI 0.3/0.1 = 3, AQI 0.2/0.125 = 1.6, SGI 0.5, SGAI 0.12/0.1 = 1.2,
     //    LVGI 0.8/0.5 = 1.6, TATA (−60 + 100)/1000 = 0.04 → −4.84 + 2.3 + 1.584 + 0.6464 + 0.446 + 0.115 − 0.2064
     //    + 0.18716 − 0.5232 = −0.29104
     // F: every signal fails (capital 400 vs 300 is an issue of shares) → 0
     expect(sp_result).toMatchObject({
-      altman_z: -0.19,
-      altman_z_zone: 'distress',
+      altman_z_prime: 0.05,
+      altman_z_prime_zone: 'distress',
       beneish_m: -0.29,
       piotroski_f: 0,
       piotroski_signals_passed: 0,
       piotroski_equity_offer: 100,
     });
     expect(risk_items.map((i) => [i.level, i.code])).toEqual([
-      ['danger', 'distress_signals.altman_z_zone'],
+      ['danger', 'distress_signals.altman_z_prime_zone'],
       ['warning', 'distress_signals.beneish_m_high'],
       ['warning', 'distress_signals.piotroski_f_low'],
     ]);
     expect(risk_items[0]?.message).toBe(
-      '2024年Altman Z值（制造业模型，X4以账面所有者权益替代股权市值）为-0.19，低于1.81，处于困境区，财务困境风险较高。',
+"2024年Altman Z'值（制造业非上市公司模型，账面所有者权益）为0.05，低于1.23，处于困境区，财务困境风险较高。",
     );
     expect(risk_items[1]?.message).toBe(
       '2024年Beneish M值为-0.29，高于-1.78，存在盈余操纵的可能（DSRI 2.50、GMI 3.00、AQI 1.60、SGI 0.50、DEPI 1.00、SGAI 1.20、LVGI 1.60、TATA 0.04）。',
