@@ -643,12 +643,12 @@ describe('general_new-4y-inconsistent', () => {
   const r = rawAccess(raw);
   const report = toReport(raw);
 
-  it('income_statement raises exactly the 2024 revenue comparative, as a danger (≥ 1% of 2023 revenue)', () => {
+  it('income_statement raises exactly the 2024 revenue comparative, as a danger (≥ 5% of 2023 revenue)', () => {
     const last = r.incLast(2024, 'revenue')!;
     const previous = r.inc(2023, 'revenue')!;
     const diff = qsub(last, previous)!;
     const share = qpct(diff, previous)!;
-    expect(qcmp(share, int(1))).toBeGreaterThanOrEqual(0);
+    expect(qcmp(share, int(5))).toBeGreaterThanOrEqual(0);
     const { sp_result, risk_items } = run(report, 'income_statement');
     expect(sp_result.mismatches).toEqual([
       {
@@ -667,7 +667,8 @@ describe('general_new-4y-inconsistent', () => {
         code: 'income_statement.prior_column_mismatch',
         message:
           `2024年利润表“营业收入”上年金额为${r2text(qwan(last)!)}万元，与2023年利润表本年金额${r2text(qwan(previous)!)}万元不一致，` +
-          `差额${r2text(qwan(diff)!)}万元，占2023年营业收入的${r2text(share)}%。`,
+          `差额${r2text(qwan(diff)!)}万元，占2023年营业收入的${r2text(share)}%；` +
+          '可能原因：报表项目重分类（会计政策变更或列报调整，合计数未变）。变动率按重述后的上年金额计算。',
       },
     ]);
     // Read off the fixture by hand: 122 500 532.36 − 114 486 478.84 = 8 014 053.52 yuan.
@@ -687,7 +688,7 @@ describe('general_new-4y-inconsistent', () => {
 // edge cases: adjacent-column checks
 
 describe('income_statement and cash_flow edge cases', () => {
-  it('a small difference is a warning; a per-share line stays in 元 per share; missing columns are not compared', () => {
+  it('a small restatement is info; a per-share line stays in 元 per share; missing columns are not compared', () => {
     const report = makeReport({
       2023: {
         income: { revenue: w(1000), net_profit: w(100), basic_eps: '0.52' },
@@ -695,7 +696,7 @@ describe('income_statement and cash_flow edge cases', () => {
       },
       2024: {
         income: {
-          // 1000.50 vs 1000: difference 0.50万元 = 0.05% of 2023 revenue → warning
+          // 1000.50 vs 1000: difference 0.50万元 = 0.05% of 2023 revenue → info (below 1%)
           revenue: [w(1200), w(1000.5)],
           net_profit: [w(120), null],
           basic_eps: ['0.60', '0.50'],
@@ -733,28 +734,31 @@ describe('income_statement and cash_flow edge cases', () => {
     ]);
     expect(income.risk_items).toEqual([
       {
-        level: 'warning',
+        level: 'info',
         code: 'income_statement.prior_column_mismatch',
         message:
-          '2024年利润表“营业收入”上年金额为1000.50万元，与2023年利润表本年金额1000.00万元不一致，差额0.50万元，占2023年营业收入的0.05%。',
+          '2024年利润表“营业收入”上年金额为1000.50万元，与2023年利润表本年金额1000.00万元不一致，差额0.50万元，占2023年营业收入的0.05%；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。变动率按重述后的上年金额计算。',
       },
       {
-        level: 'warning',
+        level: 'info',
         code: 'income_statement.prior_column_mismatch',
         message:
-          '2024年利润表“基本每股收益”上年金额为0.50元/股，与2023年利润表本年金额0.52元/股不一致，差额-0.02元/股。',
+          '2024年利润表“基本每股收益”上年金额为0.50元/股，与2023年利润表本年金额0.52元/股不一致，差额-0.02元/股；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。变动率按重述后的上年金额计算。',
       },
     ]);
 
-    // 70 vs 80 → −10万元 = 1% of 2023 revenue exactly → danger (the boundary is included)
+    // 70 vs 80 → −10万元 = 1% of 2023 revenue exactly → warning (the boundary is included; danger from 5%)
     const cash = run(report, 'cash_flow');
     expect(cash.sp_result).toMatchObject({ checked_pairs: 2, mismatch_count: 1 });
     expect(cash.risk_items).toEqual([
       {
-        level: 'danger',
+        level: 'warning',
         code: 'cash_flow.prior_column_mismatch',
         message:
-          '2024年现金流量表“经营活动产生的现金流量净额”上年金额为70.00万元，与2023年现金流量表本年金额80.00万元不一致，差额-10.00万元，占2023年营业收入的1.00%。',
+          '2024年现金流量表“经营活动产生的现金流量净额”上年金额为70.00万元，与2023年现金流量表本年金额80.00万元不一致，差额-10.00万元，占2023年营业收入的1.00%；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。变动率按重述后的上年金额计算。',
       },
     ]);
   });
@@ -770,7 +774,8 @@ describe('income_statement and cash_flow edge cases', () => {
         level: 'warning',
         code: 'income_statement.prior_column_mismatch',
         message:
-          '2024年利润表“营业成本”上年金额为4.00万元，与2023年利润表本年金额5.00万元不一致，差额-1.00万元。',
+          '2024年利润表“营业成本”上年金额为4.00万元，与2023年利润表本年金额5.00万元不一致，差额-1.00万元；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。变动率按重述后的上年金额计算。',
       },
     ]);
   });
@@ -813,12 +818,11 @@ describe('comparative edge cases', () => {
     cash_flow: cash,
   });
 
-  it('net increase ≠ change in 货币资金, and the closing balance line: graded on total assets', () => {
+  it('货币资金 vs 现金及现金等价物 is information, not a mismatch; a large non-equivalent share is a warning', () => {
     const report = makeReport({
       2024: year(
-        // 货币资金 200 → 260: +60; the statement says +75 → 15万元 = 1.5% of 1000 → danger.
-        // 期末现金余额 259.50 vs 260 → −0.50 = 0.05% → warning. 期初 200 = 200 → fine.
-        { net_increase_cash: w(75), cash_ending: w(259.5), cash_beginning: w(200) },
+        // 货币资金 260, of which 现金及现金等价物 100: 160 (61.54%) restricted or not equivalent (CAS 31).
+        { net_increase_cash: w(75), cash_ending: w(100), cash_beginning: w(25) },
         { revenue: w(500), net_profit: w(50) },
         { cash_and_equivalents: [w(260), w(200)] },
       ),
@@ -826,47 +830,77 @@ describe('comparative edge cases', () => {
     const { sp_result, risk_items } = run(report, 'comparative');
     expect(sp_result).toMatchObject({
       checked_years: 1,
-      checked_pairs: 3,
-      mismatch_count: 2,
-      consistent: false,
+      checked_pairs: 0,
+      mismatch_count: 0,
       net_increase_cash: 75,
       cash_change: 60,
       cash_difference: 15,
+      non_equivalent_cash: 160,
+      non_equivalent_cash_share: 61.54,
     });
+    expect(sp_result.mismatches).toEqual([]);
+    expect(risk_items).toEqual([
+      {
+        level: 'warning',
+        code: 'comparative.non_equivalent_cash_high',
+        message:
+          '2024年末货币资金260.00万元中，现金及现金等价物为100.00万元，其余160.00万元（占货币资金的61.54%，超过50%）为受限资金或三个月以上定期存款等非现金等价物，可随时动用的资金少于货币资金所示，流动性弱于账面。',
+      },
+    ]);
+    // Half or less not equivalent: information only.
+    const modest = makeReport({
+      2024: year(
+        { cash_ending: w(130), cash_beginning: w(100) },
+        { revenue: w(500) },
+        { cash_and_equivalents: [w(260), w(200)] },
+      ),
+    });
+    expect(run(modest, 'comparative').risk_items).toEqual([]);
+    expect(run(modest, 'comparative').sp_result.non_equivalent_cash_share).toBe(50);
+  });
+
+  it('a break in the carry-over of cash between years is one risk, naming both years and both figures', () => {
+    const report = makeReport({
+      2023: year(
+        { cash_ending: w(100), cash_beginning: w(80) },
+        { revenue: w(500) },
+        { total_assets: w(1000) },
+      ),
+      2024: year(
+        // Opens at 112 where 2023 closed at 100: 12万元 = 1.2% of 2024 total assets → danger.
+        { cash_ending: w(130), cash_beginning: w(112) },
+        { revenue: w(500) },
+        { total_assets: w(1000) },
+      ),
+    });
+    const { sp_result, risk_items } = run(report, 'comparative');
+    expect(sp_result).toMatchObject({ checked_pairs: 1, mismatch_count: 1, consistent: false });
     expect(sp_result.mismatches).toEqual([
       {
         year: 2024,
-        item: 'net_increase_cash',
-        item_label: '现金及现金等价物净增加额',
-        balance_item: '“货币资金”年末余额减年初余额',
-        cash_flow_amount: 75,
-        balance_amount: 60,
-        difference: 15,
-      },
-      {
-        year: 2024,
-        item: 'cash_ending',
-        item_label: '期末现金及现金等价物余额',
-        balance_item: '“货币资金”年末余额',
-        cash_flow_amount: 259.5,
-        balance_amount: 260,
-        difference: -0.5,
+        prior_year: 2023,
+        item: 'cash_beginning',
+        item_label: '期初现金及现金等价物余额',
+        balance_item: '2023年期末现金及现金等价物余额',
+        cash_flow_amount: 112,
+        balance_amount: 100,
+        difference: 12,
       },
     ]);
     expect(risk_items).toEqual([
       {
         level: 'danger',
-        code: 'comparative.cash_mismatch',
+        code: 'comparative.cash_carry_mismatch',
         message:
-          '2024年现金流量表“现金及现金等价物净增加额”为75.00万元，与资产负债表“货币资金”年末余额减年初余额60.00万元不一致，差额15.00万元，占2024年末资产总计的1.50%。',
-      },
-      {
-        level: 'warning',
-        code: 'comparative.cash_mismatch',
-        message:
-          '2024年现金流量表“期末现金及现金等价物余额”为259.50万元，与资产负债表“货币资金”年末余额260.00万元不一致，差额-0.50万元，占2024年末资产总计的0.05%。',
+          '2024年现金流量表“期初现金及现金等价物余额”为112.00万元，与2023年现金流量表“期末现金及现金等价物余额”100.00万元不一致，差额12.00万元，占2024年末资产总计的1.20%。',
       },
     ]);
+    // A difference under 1 yuan (whole-yuan transcription) is no break.
+    const rounding = makeReport({
+      2023: year({ cash_ending: '1000000.40' }, { revenue: w(500) }, { total_assets: w(1000) }),
+      2024: year({ cash_beginning: '1000000.00' }, { revenue: w(500) }, { total_assets: w(1000) }),
+    });
+    expect(run(rounding, 'comparative').risk_items).toEqual([]);
   });
 
   it('profitable with operating cash outflow → warning; thin cash backing → info; 收现比 bands → info', () => {
@@ -938,6 +972,8 @@ describe('comparative edge cases', () => {
       net_increase_cash: null,
       cash_change: 2,
       cash_difference: null,
+      non_equivalent_cash: null,
+      non_equivalent_cash_share: null,
       ocf_to_net_profit: null,
       sales_cash_ratio: null,
       series: [
@@ -946,6 +982,8 @@ describe('comparative edge cases', () => {
           net_increase_cash: null,
           cash_change: 1,
           cash_difference: null,
+          non_equivalent_cash: null,
+          non_equivalent_cash_share: null,
           ocf_to_net_profit: null,
           sales_cash_ratio: null,
         },
@@ -954,6 +992,8 @@ describe('comparative edge cases', () => {
           net_increase_cash: null,
           cash_change: 2,
           cash_difference: null,
+          non_equivalent_cash: null,
+          non_equivalent_cash_share: null,
           ocf_to_net_profit: null,
           sales_cash_ratio: null,
         },
@@ -1045,8 +1085,9 @@ describe('statement_arithmetic edge cases', () => {
     };
     expect(arithmetic({ 2024: { balance } }).risk_items).toEqual([]);
 
-    // Equity overstated by 0.01 yuan: TE ≠ its lines, TLE ≠ TL + TE, TA ≠ TL + TE. Exact to the fen → warnings.
-    const off = arithmetic({
+    // Equity overstated by 0.01 yuan (whole-yuan transcription): below 1 yuan per line, no mismatch at all —
+    // never a message stating a difference of 0.00.
+    const rounding = arithmetic({
       2024: {
         balance: {
           ...balance,
@@ -1055,14 +1096,40 @@ describe('statement_arithmetic edge cases', () => {
         },
       },
     });
+    expect(rounding.risk_items).toEqual([]);
+    expect(rounding.sp_result.mismatches).toEqual([]);
+
+    // Equity and 负债和所有者权益总计 overstated by 1万元: TE ≠ its lines (signed lines left out could explain
+    // it) and TA ≠ TLE — the balance identity reported once, against 负债和所有者权益总计.
+    const off = arithmetic({
+      2024: {
+        balance: {
+          ...balance,
+          total_shareholders_equity: w(601),
+          total_liabilities_and_equity: w(1001),
+        },
+      },
+    });
     expect(off.risk_items.map((i) => [i.level, i.code])).toEqual([
-      ['info', 'statement_arithmetic.subtotal_gap'], // equity lines are signed: omitted lines could explain it
-      ['warning', 'statement_arithmetic.subtotal_mismatch'], // TA 1000 ≠ TL 400 + TE 600.0001
+      ['info', 'statement_arithmetic.subtotal_gap'],
+      ['warning', 'statement_arithmetic.subtotal_mismatch'],
     ]);
     expect(off.risk_items[1]?.message).toBe(
-      '2024年资产负债表“资产总计”为1000.00万元，按负债合计 + 所有者权益合计（资产 = 负债 + 所有者权益）计算为1000.00万元，差额0.00万元，占2024年末资产总计的0.00%。',
+      '2024年资产负债表“资产总计”为1000.00万元，按负债和所有者权益总计（资产 = 负债 + 所有者权益）计算为1001.00万元，差额-1.00万元，占2024年末资产总计的0.10%。',
     );
     expect(off.sp_result.mismatches).toHaveLength(2);
+
+    // Without 负债和所有者权益总计 the identity is checked against 负债合计 + 所有者权益合计 — still once.
+    const { total_liabilities_and_equity: _tle, ...withoutTle } = balance;
+    const noTle = arithmetic({
+      2024: { balance: { ...withoutTle, total_shareholders_equity: w(601), retained_earnings: w(171) } },
+    });
+    expect(noTle.risk_items.map((i) => [i.level, i.code])).toEqual([
+      ['warning', 'statement_arithmetic.subtotal_mismatch'],
+    ]);
+    expect(noTle.risk_items[0]?.message).toContain(
+      '按负债合计 + 所有者权益合计（资产 = 负债 + 所有者权益）计算为1001.00万元',
+    );
 
     // Without total_noncurrent_assets, total assets = current + non-current cannot be checked.
     const partial = arithmetic({
@@ -1439,7 +1506,7 @@ describe('distress_signals on a hand-checked company', () => {
       ['warning', 'distress_signals.piotroski_f_low'],
     ]);
     expect(risk_items[0]?.message).toBe(
-"2024年Altman Z'值（制造业非上市公司模型，账面所有者权益）为0.05，低于1.23，处于困境区，财务困境风险较高。",
+      "2024年Altman Z'值（制造业非上市公司模型，账面所有者权益）为0.05，低于1.23，处于困境区，财务困境风险较高。",
     );
     expect(risk_items[1]?.message).toBe(
       '2024年Beneish M值为-0.29，高于-1.78，存在盈余操纵的可能（DSRI 2.50、GMI 3.00、AQI 1.60、SGI 0.50、DEPI 1.00、SGAI 1.20、LVGI 1.60、TATA 0.04）。',

@@ -107,6 +107,8 @@ export function isNegligible(
   unit: '万元' | '元' = '万元',
 ): boolean {
   const abs = difference.abs();
+  // A per-share figure (元/股) is no yuan amount: only the display rounding applies.
+  if (unit === '元') return abs.lessThan(HALF_CENT);
   if (abs.lessThan(num(TOLERANCE_YUAN_PER_LINE * Math.max(1, summedLines)))) return true;
   return abs.lessThan(unit === '万元' ? HALF_CENT_WAN_IN_YUAN : HALF_CENT);
 }
