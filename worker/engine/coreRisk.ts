@@ -19,7 +19,7 @@
 
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
 import type { FieldDoc } from './module.ts';
-import { buildVerdict } from './verdict.ts';
+import { buildVerdict, MIN_WEIGHT_SHARE } from './verdict.ts';
 
 /** A data note as a module reports it in `sp_result.data_gaps` (see registry.ts `separateNotes`). */
 export interface ModuleDataGap {
@@ -149,7 +149,15 @@ export function buildCoreRiskInsight(
           ? 'info'
           : null;
 
-  const { verdict, scorecard } = buildVerdict(sources);
+  const { verdict, scorecard, incomplete } = buildVerdict(sources);
+  const notes = collectNotes(sources);
+  if (incomplete) {
+    notes.data_gaps.push({
+      code: 'scorecard_incomplete',
+      message: `评分卡中可计算的财务因子权重不足${MIN_WEIGHT_SHARE}%（缺少报表或项目），综合评分与评级仅供参考。`,
+      disables: [CORE_RISK_SLUG],
+    });
+  }
   return {
     slug: CORE_RISK_SLUG,
     sp_result: {
@@ -159,7 +167,7 @@ export function buildCoreRiskInsight(
       modules,
       top_risks,
       verdict,
-      ...collectNotes(sources),
+      ...notes,
       scorecard,
     },
     risk_items: top_risks.map((entry) => ({

@@ -204,7 +204,11 @@ function factorValue(
   bySlug: ReadonlyMap<string, Record<string, unknown>>,
   worstCheck: RiskLevel | null,
 ): number | null {
-  if (factor.slug === 'data_check') return worstCheck === 'danger' ? 2 : worstCheck === 'warning' ? 1 : 0;
+  if (factor.slug === 'data_check') {
+    // Only when the cross-checks ran (the balance sheet check is always part of a full report).
+    if (!bySlug.has('balance_sheet')) return null;
+    return worstCheck === 'danger' ? 2 : worstCheck === 'warning' ? 1 : 0;
+  }
   const sp = bySlug.get(factor.slug);
   if (!sp) return null;
   if (factor.key === 'roe' && typeof sp.roe_parent === 'number') return sp.roe_parent;
@@ -225,10 +229,15 @@ function scoreOf(value: number, bands: Bands): Num {
   return falling ? bandScore(v, bands) : bandScore(v.negated(), bands.map((b) => -b) as unknown as Bands);
 }
 
+/** Below this share of the weights (financial factors with a value) the score is flagged as incomplete. */
+export const MIN_WEIGHT_SHARE = 50;
+
 /** The verdict and the full scorecard, from the other items' outputs. */
 export function buildVerdict(outputs: readonly AnalysisOutput[]): {
   verdict: Verdict;
   scorecard: ScorecardEntry[];
+  /** Whether the financial factors with a value carry less than MIN_WEIGHT_SHARE of the weights. */
+  incomplete: boolean;
 } {
   const bySlug = new Map(outputs.map((o) => [o.slug, o.sp_result]));
   let worstCheck: RiskLevel | null = null;
@@ -247,6 +256,9 @@ export function buildVerdict(outputs: readonly AnalysisOutput[]): {
   });
   const available = rows.filter((r) => r.score !== null);
   const totalWeight = available.reduce((s, r) => s + r.factor.weight, 0);
+  const financialWeight = available
+    .filter((r) => r.factor.slug !== 'data_check')
+    .reduce((s, r) => s + r.factor.weight, 0);
   const effects = new Map<ScorecardFactor, Num>();
   let score = num(50);
   for (const r of available) {
@@ -291,5 +303,9 @@ export function buildVerdict(outputs: readonly AnalysisOutput[]): {
 
   const final = round2(score)!;
   const grade = GRADES.find((g) => final >= g.min) ?? GRADES.at(-1)!;
-  return { verdict: { grade: grade.grade, label: grade.label, score: final, drivers: shown }, scorecard };
+  return {
+    verdict: { grade: grade.grade, label: grade.label, score: final, drivers: shown },
+    scorecard,
+    incomplete: financialWeight < MIN_WEIGHT_SHARE,
+  };
 }
