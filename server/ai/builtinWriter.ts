@@ -453,8 +453,16 @@ function writeItem(item: AnalysisOutput, labelOf: (slug: string) => string): Str
       `各项中变动幅度最大的是${notable.subject}，${direction}${formatFigure(Math.abs(notable.rate), '%')}。`,
     );
   }
+  // Data notes (not risks) say what is missing: quoted so the reader knows why the figures are empty.
+  const gapNotes = Array.isArray(view.sp.data_gaps)
+    ? (view.sp.data_gaps as { message?: unknown }[]).map((g) => str(g.message)).filter((m) => m !== null)
+    : [];
   if (!parts.length)
-    parts.push(`${view.yearText}${view.label}所需的报表数据不足，各项指标均为空，无法据此作出判断。`);
+    parts.push(
+      gapNotes.length
+        ? `数据说明：${gapNotes.map(clause).join('；')}。`
+        : `${view.yearText}${view.label}所需的报表数据不足，各项指标均为空，无法据此作出判断。`,
+    );
   return {
     summary: parts.join(''),
     risk_focus: riskFocus(view, risks),
@@ -540,7 +548,9 @@ function writeCoreRisk(
 
   const verdict = sp.verdict as { grade?: string; label?: string; score?: number } | undefined;
   if (verdict?.grade && typeof verdict.score === 'number')
-    parts.push(`评分卡综合评分为${formatFigure(verdict.score, '分')}，评级${verdict.grade}（${verdict.label}）。`);
+    parts.push(
+      `评分卡综合评分为${formatFigure(verdict.score, '分')}，评级${verdict.grade}（${verdict.label}）。`,
+    );
 
   const benchmarks = reportItems.find((o) => o.slug === 'financial_benchmarks');
   if (benchmarks) {

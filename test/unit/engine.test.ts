@@ -62,7 +62,10 @@ const EXPECTED: Record<string, (raw: Raw, year: number) => Row> = {
       net_margin: qpct(np, rev),
       roe: qpct(np, r.avg(y, 'total_shareholders_equity')),
       roa: qpct(np, r.avg(y, 'total_assets')),
-      roe_parent: qpct(r.inc(y, 'net_profit_attributable_to_parent'), r.avg(y, 'equity_attributable_to_parent')),
+      roe_parent: qpct(
+        r.inc(y, 'net_profit_attributable_to_parent'),
+        r.avg(y, 'equity_attributable_to_parent'),
+      ),
       roa_parent: qpct(r.inc(y, 'net_profit_attributable_to_parent'), r.avg(y, 'total_assets')),
       cost_expense_profit_margin: qpct(r.inc(y, 'total_profit'), costs),
     };

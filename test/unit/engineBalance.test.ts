@@ -26,9 +26,9 @@ import {
   type Q,
   qadd,
   qchange,
-  qgrowth,
   qcmp,
   qdiv,
+  qgrowth,
   qpct,
   qsign,
   qsub,
@@ -288,7 +288,13 @@ function expectations(r: Raw) {
       }
       return {
         ...row,
-        ...reasonsOf([...EQ4, 'total_shareholders_equity'].map((k): [string, number, string] => [`${k}_change_rate`, y, k])),
+        ...reasonsOf(
+          [...EQ4, 'total_shareholders_equity'].map((k): [string, number, string] => [
+            `${k}_change_rate`,
+            y,
+            k,
+          ]),
+        ),
       };
     },
     shareholder_equity_structure: (y) => {
