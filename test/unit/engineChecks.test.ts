@@ -867,7 +867,7 @@ describe('comparative edge cases', () => {
         { total_assets: w(1000) },
       ),
       2024: year(
-        // Opens at 112 where 2023 closed at 100: 12万元 = 1.2% of 2024 total assets → danger.
+        // Opens at 112 where 2023 closed at 100: 12万元 = 1.2% of 2023 total assets → warning (1–5%).
         { cash_ending: w(130), cash_beginning: w(112) },
         { revenue: w(500) },
         { total_assets: w(1000) },
@@ -889,10 +889,11 @@ describe('comparative edge cases', () => {
     ]);
     expect(risk_items).toEqual([
       {
-        level: 'danger',
+        level: 'warning',
         code: 'comparative.cash_carry_mismatch',
         message:
-          '2024年现金流量表“期初现金及现金等价物余额”为112.00万元，与2023年现金流量表“期末现金及现金等价物余额”100.00万元不一致，差额12.00万元，占2024年末资产总计的1.20%。',
+          '2024年现金流量表“期初现金及现金等价物余额”为112.00万元，与2023年现金流量表“期末现金及现金等价物余额”100.00万元不一致，差额12.00万元，占2023年末资产总计的1.20%；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。',
       },
     ]);
     // A difference under 1 yuan (whole-yuan transcription) is no break.

@@ -7,8 +7,8 @@
  * suggests: NON_EQUIVALENT_CASH_RULE) — never a mismatch. Real breaks stay risks, each reported once:
  * - the cash flow statement's own identity (期初余额 + 净增加额 = 期末余额) is checked by statement_arithmetic;
  * - adjacent years: 期初现金及现金等价物余额 of a year against the previous submitted year's 期末余额
- *   (CASH_CARRY_RULE), graded by its share of that year's total assets like any mismatch (warning, danger from 1%),
- *   differences below 1 yuan or 0.00 万元 not counted.
+ *   (CASH_CARRY_RULE), graded like a restated comparative by its share of the previous year's total assets
+ *   (info below 1%, warning from 1%, danger from 5%), differences below 1 yuan or 0.00 万元 not counted.
  *
  * Ratios (reported every year, judged on the released year like the indicator modules, never a mismatch):
  * - 盈余现金保障倍数 = 经营活动现金流量净额 ÷ 净利润 (only for a positive net profit);
@@ -25,17 +25,20 @@ import {
   MATERIALITY_TIERS,
   materialityLevel,
   materialityShare,
+  RESTATEMENT_TIERS,
+  restatementCause,
+  restatementLevel,
   shareText,
   wanText,
 } from './shared.ts';
 
 export const CASH_CARRY_RULE: RiskRuleDoc = {
   code: 'comparative.cash_carry_mismatch',
-  tiers: MATERIALITY_TIERS,
+  tiers: RESTATEMENT_TIERS,
   description:
-    '本年现金流量表“期初现金及现金等价物余额”与上年现金流量表“期末现金及现金等价物余额”不一致；差额绝对值达到本年末资产总计的1%及以上为危险，其余为警告；差额不足1元或折合不足0.005万元的不计。',
+    '本年现金流量表“期初现金及现金等价物余额”与上年现金流量表“期末现金及现金等价物余额”不一致（期初数重述或录入错误），按差额占上年末资产总计的比例分级：低于1%为提示，1%及以上为警告，5%及以上为危险；差额不足1元或折合不足0.005万元的不计。',
   message:
-    '{year}年现金流量表“期初现金及现金等价物余额”为{cash_flow_amount}万元，与{prior_year}年现金流量表“期末现金及现金等价物余额”{balance_amount}万元不一致，差额{difference}万元{share}。',
+    '{year}年现金流量表“期初现金及现金等价物余额”为{cash_flow_amount}万元，与{prior_year}年现金流量表“期末现金及现金等价物余额”{balance_amount}万元不一致，差额{difference}万元{share}；可能原因：{cause}。',
 };
 
 /** Share of 货币资金 that is not cash or a cash equivalent above which liquidity reads weaker than it looks. */
@@ -326,9 +329,9 @@ function checkComparative(ctx: ReportContext): ModuleResult {
       balance_amount: round2Wan(previousClosing),
       difference: round2Wan(difference),
     });
-    const share = materialityShare(difference, ctx.line(year, 'balance', 'total_assets'));
+    const share = materialityShare(difference, ctx.line(priorYear, 'balance', 'total_assets'));
     risk_items.push({
-      level: materialityLevel(share),
+      level: restatementLevel(share),
       code: CASH_CARRY_RULE.code,
       message: fillTemplate(CASH_CARRY_RULE.message, {
         year: String(year),
@@ -336,7 +339,8 @@ function checkComparative(ctx: ReportContext): ModuleResult {
         cash_flow_amount: wanText(opening),
         balance_amount: wanText(previousClosing),
         difference: wanText(difference),
-        share: shareText(share, `${year}年末资产总计`),
+        share: shareText(share, `${priorYear}年末资产总计`),
+        cause: restatementCause(null),
       }),
     });
   }
