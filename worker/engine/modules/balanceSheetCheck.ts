@@ -11,7 +11,13 @@ import { format2, type Num, pct, round2Wan, sub, toWan } from '../decimal.ts';
 import { fillTemplate } from '../indicator.ts';
 import { balanceLineLabel, sortBalanceKeys } from '../lineLabels.ts';
 import type { AnalysisModule, RiskRuleDoc } from '../module.ts';
-import { isNegligible, RESTATEMENT_TIERS, restatementCause, restatementLevel } from './checks/shared.ts';
+import {
+  isNegligible,
+  RESTATEMENT_TIERS,
+  restatementCause,
+  restatementLevel,
+  shareText,
+} from './checks/shared.ts';
 
 /**
  * A restated opening balance (CAS 28 追溯调整), graded by its share of the previous year's ending total assets
@@ -132,7 +138,7 @@ function checkOpeningBalances(ctx: ReportContext) {
           beginning: format2(toWan(beginning)!),
           previous_ending: format2(toWan(previousEnding)!),
           difference: format2(toWan(difference)!),
-          share: share === null ? '' : `，占${priorYear}年末资产总计的${format2(share)}%`,
+          share: shareText(share, `${priorYear}年末资产总计`),
           cause: restatementCause(totalRestated(ctx, year, priorYear)),
         }),
       });

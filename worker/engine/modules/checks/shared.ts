@@ -120,5 +120,8 @@ export function wanText(value: Decimal): string {
 
 /** The `{share}` part of a mismatch message: `，占2023年营业收入的1.23%`, or nothing without a base. */
 export function shareText(share: Num, baseText: string): string {
-  return share === null ? '' : `，占${baseText}的${format2(share)}%`;
+  if (share === null) return '';
+  // A share that rounds to 0.00% reads as “不足0.01%”, never as a zero.
+  const text = format2(share) === '0.00' ? '不足0.01' : format2(share);
+  return `，占${baseText}的${text}%`;
 }
