@@ -64,6 +64,22 @@ describe('growth that means nothing is n.m., with its reason', () => {
     expect(items.find((i) => i.key === 'inventory')).not.toHaveProperty('null_reasons');
   });
 
+  it('flat keys of the change-rate items carry their reasons too', () => {
+    const report = makeReport({
+      2024: {
+        balance: {
+          total_assets: [w(1000), w(1000)],
+          total_liabilities: [w(400), w(380)],
+          short_term_borrowings: [w(50), w(0.2)],
+        },
+      },
+    });
+    const sp = one(report, 'total_liabilities_change_rate').sp_result;
+    expect(sp.short_term_borrowings_change_rate).toBeNull();
+    expect(sp.null_reasons).toEqual({ short_term_borrowings_change_rate: 'tiny_base' });
+    expect(sp.total_liabilities_change_rate).toBe(5.26);
+  });
+
   it('the catalogue explains every reason code', () => {
     const catalogue = analysisCatalogue();
     expect(Object.keys(catalogue.null_reasons).sort()).toEqual(['sign_change', 'tiny_base']);

@@ -168,6 +168,14 @@ export function changeRows(ctx: ReportContext, year: number, sheet: SheetType, k
   });
 }
 
+/** `{ null_reasons }` for the flat keys whose change rate is null for a stated reason, else nothing (contract 2). */
+export function nullReasons(entries: Readonly<Record<string, NullReason | null | undefined>>): {
+  null_reasons?: Record<string, NullReason>;
+} {
+  const reasons = Object.entries(entries).filter((e): e is [string, NullReason] => Boolean(e[1]));
+  return reasons.length > 0 ? { null_reasons: Object.fromEntries(reasons) } : {};
+}
+
 export const roundChangeRow = (r: ChangeRow) => ({
   key: r.key,
   label: r.label,

@@ -10,6 +10,7 @@ import {
   catalogueKeys,
   changeRowsByYear,
   findRow,
+  nullReasons,
   refs,
   riskItem,
   roundChangeRow,
@@ -165,6 +166,7 @@ export const totalAssetsChangeRateModule: AnalysisModule = {
         total_assets: round2Wan(ctx.line(year, 'balance', 'total_assets')),
         total_assets_change_amount: round2Wan(total?.change ?? null),
         total_assets_change_rate: round2(total?.rate ?? null),
+        ...nullReasons({ total_assets_change_rate: total?.reason }),
         items: rows.map(roundChangeRow),
       };
     });

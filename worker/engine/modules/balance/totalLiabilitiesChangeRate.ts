@@ -13,6 +13,7 @@ import {
   catalogueKeys,
   changeRowsByYear,
   findRow,
+  nullReasons,
   refs,
   riskItem,
   roundChangeRow,
@@ -185,6 +186,11 @@ export const totalLiabilitiesChangeRateModule: AnalysisModule = {
         total_liabilities_change_rate: round2(total?.rate ?? null),
         total_assets_change_rate: round2(assetsRate(ctx, year)),
         short_term_borrowings_change_rate: round2(borrowings?.rate ?? null),
+        ...nullReasons({
+          total_liabilities_change_rate: total?.reason,
+          total_assets_change_rate: ctx.lineChangeReason(year, 'balance', 'total_assets'),
+          short_term_borrowings_change_rate: borrowings?.reason,
+        }),
         items: rows.map(roundChangeRow),
       };
     });
