@@ -373,6 +373,15 @@ describe('verdict', () => {
     years[2024]!.balance!.inventory = [w(110), w(100 + 100)];
     const broken = fullReport(years)[0]!.sp_result.scorecard as { key: string; score: number }[];
     expect(clean.find((e) => e.key === 'data_check_level')?.score).toBe(100);
-    expect(broken.find((e) => e.key === 'data_check_level')?.score).toBe(0);
+    expect(broken.find((e) => e.key === 'data_check_level')).toMatchObject({
+      score: 0,
+      slug: 'balance_sheet',
+    });
+    // Figures that do not reconcile cap the verdict at C, the cut counted in the data-check effect.
+    expect(fullReport(soundYears())[0]!.sp_result.verdict).toMatchObject({ grade: 'A' });
+    const verdict = fullReport(years)[0]!.sp_result.verdict as { grade: string; score: number };
+    expect(verdict).toMatchObject({ grade: 'C', score: 59.99 });
+    const effects = broken.map((e) => (e as unknown as { effect: number }).effect);
+    expect(50 + effects.reduce((a, b) => a + b, 0)).toBeCloseTo(59.99, 1);
   });
 });

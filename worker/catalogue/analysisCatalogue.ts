@@ -12,6 +12,7 @@ import {
   ALTMAN_BANDS,
   BENEISH_DEDUCTION,
   BENEISH_THRESHOLD,
+  DANGER_CHECK_CAP,
   GRADES,
   SCORECARD_FACTORS,
 } from '../engine/verdict.ts';
@@ -84,6 +85,7 @@ export interface AnalysisCatalogue {
 export const SCORECARD_METHOD =
   '功效系数法（简化）：各因子按五档标准值（优秀/良好/平均/较低/较差）计分为100/75/50/25/0，档间线性插值，优于优秀值得100分、劣于较差值得0分（越低越好的因子档位递增）；' +
   '总分 = 有值因子得分按权重加权平均（缺值因子不参与，权重重新归一）；各因子的影响 effect = 权重占比 × (得分 − 50)，即相对“平均值”水平50分的加减分，总分 = 50 + Σ effect；' +
+  `报表数据核对出现危险级不一致（数据不可靠）时总分封顶${DANGER_CHECK_CAP}（最高为C级），削减的分数计入“报表数据核对”因子的 effect；` +
   `Beneish M值高于${BENEISH_THRESHOLD}时再扣${BENEISH_DEDUCTION}分；总分限定在0–100。等级：A 低风险 ≥ 75，B 较低风险 ≥ 60，C 中等风险 ≥ 45，D 较高风险 ≥ 30，E 高风险 < 30。` +
   'drivers 取 |effect| 最大的3–5个因子（至少3个，最多5个，effect为0的因子只在不足3个时补足）。标准值为国资委《企业绩效评价标准值》全国国有企业·全行业（第三方转录、版本年份未注明，仅作参考）。';
 

@@ -164,7 +164,8 @@ export const SCORECARD_FACTORS: readonly ScorecardFactor[] = [
     weight: 10,
     // 0 = no mismatch, 1 = warning-level mismatches only, 2 = a danger-level mismatch (lower is better).
     bands: [0, 0.5, 1, 1.5, 2],
-    source: '数据核对类风险中的最高等级：无不一致100分，仅警告级50分，有危险级0分',
+    source:
+      '数据核对类风险中的最高等级：无不一致100分，仅警告级50分，有危险级0分；评分卡与 drivers 中该因子的 slug 为最严重不一致所在的核对项（无不一致时为 balance_sheet）',
   },
 ];
 
@@ -176,6 +177,8 @@ export const ALTMAN_BANDS: Readonly<Record<string, Bands>> = {
 };
 
 export const BENEISH_DEDUCTION = 5;
+/** The highest score with a danger-level cross-check mismatch: the top of grade C. */
+export const DANGER_CHECK_CAP = 59.99;
 export const BENEISH_THRESHOLD = -1.78;
 
 /** Minimum score of each grade, best first. */
@@ -241,11 +244,18 @@ export function buildVerdict(outputs: readonly AnalysisOutput[]): {
 } {
   const bySlug = new Map(outputs.map((o) => [o.slug, o.sp_result]));
   let worstCheck: RiskLevel | null = null;
+  // The check item behind the data-check factor: where the worst mismatch is (an item a reader can open).
+  let checkSlug = 'balance_sheet';
   for (const o of outputs) {
     for (const item of o.risk_items) {
       if (!item.code || !DATA_CHECK_CODES.includes(item.code)) continue;
-      if (item.level === 'danger') worstCheck = 'danger';
-      else if (item.level === 'warning' && worstCheck !== 'danger') worstCheck = 'warning';
+      if (item.level === 'danger' && worstCheck !== 'danger') {
+        worstCheck = 'danger';
+        checkSlug = o.slug;
+      } else if (item.level === 'warning' && worstCheck === null) {
+        worstCheck = 'warning';
+        checkSlug = o.slug;
+      }
     }
   }
 
@@ -267,8 +277,17 @@ export function buildVerdict(outputs: readonly AnalysisOutput[]): {
     score = score.plus(effect);
   }
 
+  // Figures that do not reconcile (a danger-level cross-check mismatch) cannot support a better grade than C: the
+  // score is capped at DANGER_CHECK_CAP, the points cut counted in the data-check factor's effect.
+  const checkRow = rows.find((r) => r.factor.slug === 'data_check')!;
+  if (worstCheck === 'danger' && score.greaterThan(DANGER_CHECK_CAP)) {
+    const cut = score.minus(DANGER_CHECK_CAP);
+    effects.set(checkRow.factor, (effects.get(checkRow.factor) ?? num(0)).minus(cut));
+    score = num(DANGER_CHECK_CAP);
+  }
+
   const scorecard: ScorecardEntry[] = rows.map((r) => ({
-    slug: r.factor.slug,
+    slug: r.factor.slug === 'data_check' ? checkSlug : r.factor.slug,
     key: r.factor.key,
     label: r.factor.label,
     dimension: r.factor.dimension,
