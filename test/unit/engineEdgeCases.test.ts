@@ -508,14 +508,15 @@ describe('balance sheet cross-check', () => {
     ]);
   });
 
-  it('an unknown line is named by its key', () => {
+  it('a line is named as the catalogue names it; a key the catalogue does not know, by its key', () => {
     const report = makeReport({
-      2023: { balance: { goodwill: ['5000.00', '5000.00'] } },
-      2024: { balance: { goodwill: ['5000.00', '4000.00'] } },
+      2023: { balance: { goodwill: ['5000.00', '5000.00'], made_up_line: ['5000.00', '5000.00'] } },
+      2024: { balance: { goodwill: ['5000.00', '4000.00'], made_up_line: ['5000.00', '4000.00'] } },
     });
     const out = analyse(report, 'balance_sheet');
     expect(out.sp_result.mismatches).toMatchObject([
-      { item: 'goodwill', item_label: 'goodwill', difference: -0.1 },
+      { item: 'goodwill', item_label: '商誉', difference: -0.1 },
+      { item: 'made_up_line', item_label: 'made_up_line', difference: -0.1 },
     ]);
   });
 
