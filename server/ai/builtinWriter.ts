@@ -421,7 +421,9 @@ function nextSteps(view: ItemView, risks: readonly RiskItem[], found: readonly M
       `了解${notable.subject}${direction}${formatFigure(Math.abs(notable.rate), '%')}的原因，判断其是否可持续`,
     );
   }
-  if (risks.some(isMissingData)) steps.push('补充提交缺少的报表或报表项目后重新提交报告，以完成本项分析');
+  const gaps = view.sp.data_gaps;
+  if (risks.some(isMissingData) || (Array.isArray(gaps) && gaps.length > 0))
+    steps.push('补充提交缺少的报表或报表项目后重新提交报告，以完成本项分析');
   steps.push(CHECK_ADVICE[view.slug] ?? GENERIC_ADVICE);
   return [...new Set(steps)].slice(0, MAX_STEPS);
 }
@@ -451,8 +453,16 @@ function writeItem(item: AnalysisOutput, labelOf: (slug: string) => string): Str
       `各项中变动幅度最大的是${notable.subject}，${direction}${formatFigure(Math.abs(notable.rate), '%')}。`,
     );
   }
+  // Data notes (not risks) say what is missing: quoted so the reader knows why the figures are empty.
+  const gapNotes = Array.isArray(view.sp.data_gaps)
+    ? (view.sp.data_gaps as { message?: unknown }[]).map((g) => str(g.message)).filter((m) => m !== null)
+    : [];
   if (!parts.length)
-    parts.push(`${view.yearText}${view.label}所需的报表数据不足，各项指标均为空，无法据此作出判断。`);
+    parts.push(
+      gapNotes.length
+        ? `数据说明：${gapNotes.map(clause).join('；')}。`
+        : `${view.yearText}${view.label}所需的报表数据不足，各项指标均为空，无法据此作出判断。`,
+    );
   return {
     summary: parts.join(''),
     risk_focus: riskFocus(view, risks),
@@ -536,6 +546,12 @@ function writeCoreRisk(
       : `截至${yearText}，${groups.length}个分析项均未触发风险规则，风险提示为${formatFigure(0, '条')}。`,
   );
 
+  const verdict = sp.verdict as { grade?: string; label?: string; score?: number } | undefined;
+  if (verdict?.grade && typeof verdict.score === 'number')
+    parts.push(
+      `评分卡综合评分为${formatFigure(verdict.score, '分')}，评级${verdict.grade}（${verdict.label}）。`,
+    );
+
   const benchmarks = reportItems.find((o) => o.slug === 'financial_benchmarks');
   if (benchmarks) {
     const view = new ItemView(benchmarks, labelOf);
@@ -580,7 +596,8 @@ function writeCoreRisk(
   const steps = ranked
     .slice(0, 3)
     .map(({ g }) => `复核${g.label}：${CHECK_ADVICE[g.slug] ?? GENERIC_ADVICE}`);
-  if (groups.some((g) => g.risk_items.some((r) => /cash_flow_missing$/.test(r.code ?? ''))))
+  const gaps = Array.isArray(sp.data_gaps) ? (sp.data_gaps as { code: string }[]) : [];
+  if (gaps.some((g) => g.code === 'cash_flow_statement'))
     steps.push('补充提交缺少年度的现金流量表后重新提交报告，使现金流分析和报表勾稽核对完整');
   steps.push('将毛利率、净资产收益率、资产负债率等核心指标与同行业平均水平对比，确认企业所处位置');
   return {

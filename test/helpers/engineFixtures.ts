@@ -102,6 +102,18 @@ export const qsum = (values: readonly R[]): R => values.reduce<R>((acc, v) => qa
 export const qchange = (current: R, base: R): R =>
   current && base && base.n !== 0n ? qpct(qsub(current, base), qabs(base)) : null;
 
+/**
+ * The engine's guarded change rate of one line (materiality.ts): null with a reason when base and current have
+ * opposite signs (`sign_change`) or |base| is below 0.5% of the prior period's scale (`tiny_base`).
+ */
+export function qgrowth(current: R, base: R, scale: R): { rate: R; reason: string | null } {
+  if (current === null || base === null || base.n === 0n) return { rate: null, reason: null };
+  if (current.n !== 0n && current.n < 0n !== base.n < 0n) return { rate: null, reason: 'sign_change' };
+  if (scale !== null && scale.n > 0n && qcmp(qpct(qabs(base), scale)!, { n: 5n, d: 10n }) < 0)
+    return { rate: null, reason: 'tiny_base' };
+  return { rate: qchange(current, base), reason: null };
+}
+
 /** Half away from zero to 2 decimals, as decimal text. */
 export function r2text(a: Q): string {
   const abs = a.n < 0n ? -a.n : a.n;

@@ -150,8 +150,10 @@ describe('built-in writer across fixtures', () => {
 
   it('gives core_risk_insight an overall assessment from the counts, the top risks and the headline figures', () => {
     const core = TEXTS['general_new-4y-inconsistent'].get('core_risk_insight')!;
-    expect(core).toContain('共识别出5条风险提示（危险2条、警告1条、提示2条）');
-    expect(core).toContain('总体判断：存在2条危险级风险');
+    // Risks only: the data notes (no EPS, no OCI lines) are not counted; the restated inventory is a warning.
+    expect(core).toContain('共识别出4条风险提示（危险1条、警告3条、提示0条）');
+    expect(core).toContain('总体判断：存在1条危险级风险');
+    expect(core).toMatch(/评分卡综合评分为[\d.]+分，评级[A-E]（[\u4e00-\u9fff]+）/);
     expect(core).toContain('【利润表数据核对】');
     expect(core).toContain('营业收入为11,715.65万元');
     const calm = TEXTS['general_old-5y-ai'].get('core_risk_insight')!;

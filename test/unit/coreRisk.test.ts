@@ -8,8 +8,10 @@ import {
   CORE_RISK_TOP_N,
 } from '../../worker/engine/coreRisk.ts';
 import { CHECK_MODULES, SIGNAL_MODULES } from '../../worker/engine/modules/checks/index.ts';
+import { ANALYSIS_SLUGS, assembleReportItems, computeAnalysis } from '../../worker/engine/registry.ts';
+import { SCORECARD_FACTORS } from '../../worker/engine/verdict.ts';
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../../worker/types.ts';
-import { loadFixture, toReport } from '../helpers/engineFixtures.ts';
+import { loadFixture, makeReport, toReport, type YearInput } from '../helpers/engineFixtures.ts';
 
 const LABELS: Record<string, string> = {
   revenue: '营业收入分析',
@@ -146,8 +148,9 @@ describe('buildCoreRiskInsight', () => {
     ]);
   });
 
-  it('empty input: zero counts, empty groups, no released year, no risk items', () => {
-    expect(buildCoreRiskInsight([], labelOf)).toEqual({
+  it('empty input: zero counts, empty groups, no released year, no risk items; the scorecard says it is incomplete', () => {
+    const core = buildCoreRiskInsight([], labelOf);
+    expect(core).toMatchObject({
       slug: 'core_risk_insight',
       sp_result: {
         released_year: null,
@@ -158,9 +161,17 @@ describe('buildCoreRiskInsight', () => {
         highest_level: null,
         modules: [],
         top_risks: [],
+        strengths: [],
       },
       risk_items: [],
     });
+    expect(core.sp_result.data_gaps).toEqual([
+      {
+        code: 'scorecard_incomplete',
+        message: '评分卡中可计算的财务因子权重不足50%（缺少报表或项目），综合评分与评级仅供参考。',
+        disables: ['core_risk_insight'],
+      },
+    ]);
   });
 
   it('modules without risks: zero counts, highest level null, released year from the first output that has one', () => {
@@ -219,5 +230,158 @@ describe('CORE_RISK_FIELDS', () => {
       expect(field.label).toMatch(/[\u4e00-\u9fff]/);
       expect(field.formula.length).toBeGreaterThan(0);
     }
+  });
+});
+
+// ————————————————————————————————————————————————————————————————————————————————————————————————
+// risks, data notes and strengths apart; the verdict
+
+const w = (wan: number) => (wan * 10_000).toFixed(2);
+
+/** A full report through the engine: every item, core_risk_insight first. */
+const fullReport = (years: Record<number, YearInput>, info: Record<string, string> | null = null) =>
+  assembleReportItems(computeAnalysis(makeReport(years, { info }), ANALYSIS_SLUGS));
+
+/** A sound two-year company: modest leverage, good returns, cash backing, no inconsistencies. */
+function soundYears(scale = 1): Record<number, YearInput> {
+  const y = (k: number) => w(k * scale);
+  const year = (ta: number, tl: number, rev: number, np: number, prior: [number, number, number]) => ({
+    income: {
+      revenue: [y(rev), y(prior[0])],
+      operating_cost: [y(rev * 0.6), y(prior[0] * 0.6)],
+      interest_expense: [y(5), y(5)],
+      total_profit: [y(np * 1.25), y(prior[1] * 1.25)],
+      net_profit: [y(np), y(prior[1])],
+    } as Record<string, [string, string]>,
+    balance: {
+      total_current_assets: [y(ta * 0.6), y(prior[2] * 0.6)],
+      inventory: [y(ta * 0.1), y(prior[2] * 0.1)],
+      total_current_liabilities: [y(tl * 0.8), y(tl * 0.8)],
+      total_assets: [y(ta), y(prior[2])],
+      total_liabilities: [y(tl), y(tl)],
+      total_shareholders_equity: [y(ta - tl), y(prior[2] - tl)],
+      retained_earnings: [y((ta - tl) * 0.5), y((prior[2] - tl) * 0.5)],
+    } as Record<string, [string, string]>,
+    cash_flow: { net_cf_operating: [y(np * 1.6), y(prior[1] * 1.6)] } as Record<string, [string, string]>,
+  });
+  return {
+    2023: year(1000, 400, 1000, 100, [900, 90, 950]),
+    2024: year(1100, 400, 1150, 120, [1000, 100, 1000]),
+  };
+}
+
+describe('risks, data gaps and strengths apart', () => {
+  it('a missing cash flow statement is one data gap naming what it disables, never a risk or a count', () => {
+    const years = soundYears();
+    for (const y of Object.values(years)) delete y.cash_flow;
+    const [core, ...items] = fullReport(years);
+    const sp = core!.sp_result;
+    const codes = items.flatMap((i) => i.risk_items.map((r) => r.code));
+    expect(codes.filter((c) => /not_submitted|cash_flow_missing|not_available/.test(c ?? ''))).toEqual([]);
+    expect(sp.total_count).toBe(items.reduce((n, i) => n + i.risk_items.length, 0));
+    const gaps = sp.data_gaps as { code: string; message: string; disables: string[] }[];
+    const cash = gaps.find((g) => g.code === 'cash_flow_statement')!;
+    expect(cash.message).toContain('未提交现金流量表');
+    expect(cash.disables).toEqual(
+      expect.arrayContaining([
+        'operating_activities',
+        'investing_activities',
+        'financing_activities',
+        'cash_flow',
+        'comparative',
+      ]),
+    );
+    expect(gaps.filter((g) => g.code === 'cash_flow_statement')).toHaveLength(1);
+  });
+
+  it('a high F-score and an Altman safe zone are strengths, not risks', () => {
+    const [core, ...items] = assembleReportItems(
+      computeAnalysis(toReport(loadFixture('general_old-5y-ai')), ANALYSIS_SLUGS),
+    );
+    const codes = items.flatMap((i) => i.risk_items.map((r) => r.code));
+    expect(codes).not.toContain('distress_signals.piotroski_f_high');
+    expect(codes).not.toContain('distress_signals.altman_safe');
+    const strengths = core!.sp_result.strengths as { slug: string; code: string; message: string }[];
+    expect(strengths.map((s) => s.code)).toEqual([
+      'distress_signals.altman_safe',
+      'distress_signals.piotroski_f_high',
+    ]);
+    expect(strengths[1]).toMatchObject({
+      slug: 'distress_signals',
+      message: expect.stringContaining('Piotroski F值为9分'),
+    });
+    expect(core!.sp_result.info_count).toBe(0);
+  });
+});
+
+describe('verdict', () => {
+  it('every scorecard weight adds up to 100 and every factor names an output key', () => {
+    expect(SCORECARD_FACTORS.reduce((s, f) => s + f.weight, 0)).toBe(100);
+  });
+
+  it('a sound company: grade A, score = 50 + Σ effects, 3–5 drivers by |effect|', () => {
+    const [core] = fullReport(soundYears(), { industry_sector_code: 'C' });
+    const verdict = core!.sp_result.verdict as {
+      grade: string;
+      label: string;
+      score: number;
+      drivers: { slug: string; key: string; label: string; value: number | null; effect: number }[];
+    };
+    const scorecard = core!.sp_result.scorecard as { effect: number; score: number | null }[];
+    expect(verdict.grade).toBe('A');
+    expect(verdict.label).toBe('低风险');
+    expect(verdict.score).toBeGreaterThanOrEqual(75);
+    expect(verdict.score).toBeCloseTo(50 + scorecard.reduce((s, e) => s + e.effect, 0), 1);
+    expect(verdict.drivers.length).toBeGreaterThanOrEqual(3);
+    expect(verdict.drivers.length).toBeLessThanOrEqual(5);
+    const effects = verdict.drivers.map((d) => Math.abs(d.effect));
+    expect(effects).toEqual([...effects].sort((a, b) => b - a));
+    for (const d of verdict.drivers) expect(d.label).toMatch(/[\u4e00-\u9fff]/);
+    expect(verdict.drivers.find((d) => d.key === 'debt_to_asset_ratio')).toMatchObject({
+      slug: 'long_term_liability',
+      value: 36.36,
+    });
+  });
+
+  it('a distressed company: loss, heavy debt, cash outflow → grade E, drivers negative', () => {
+    const years = soundYears();
+    const y24 = years[2024]!;
+    y24.income!.net_profit = [w(-150), w(100)];
+    y24.income!.total_profit = [w(-150), w(125)];
+    y24.balance!.total_liabilities = [w(1050), w(400)];
+    y24.balance!.total_current_liabilities = [w(900), w(320)];
+    y24.balance!.total_shareholders_equity = [w(50), w(600)];
+    y24.balance!.retained_earnings = [w(-300), w(300)];
+    y24.cash_flow!.net_cf_operating = [w(-200), w(160)];
+    const [core] = fullReport(years, { industry_sector_code: 'C' });
+    const verdict = core!.sp_result.verdict as {
+      grade: string;
+      label: string;
+      score: number;
+      drivers: { effect: number }[];
+    };
+    expect(verdict.grade).toBe('E');
+    expect(verdict.label).toBe('高风险');
+    expect(verdict.score).toBeLessThan(30);
+    for (const d of verdict.drivers.slice(0, 3)) expect(d.effect).toBeLessThan(0);
+  });
+
+  it('a broken filing costs the data cross-check points (a danger mismatch scores 0)', () => {
+    const clean = fullReport(soundYears())[0]!.sp_result.scorecard as { key: string; score: number }[];
+    const years = soundYears();
+    // 2024 opens with 100万元 more inventory than 2023 closed with: ≥ 5% of total assets → danger.
+    years[2024]!.balance!.inventory = [w(110), w(100 + 100)];
+    const broken = fullReport(years)[0]!.sp_result.scorecard as { key: string; score: number }[];
+    expect(clean.find((e) => e.key === 'data_check_level')?.score).toBe(100);
+    expect(broken.find((e) => e.key === 'data_check_level')).toMatchObject({
+      score: 0,
+      slug: 'balance_sheet',
+    });
+    // Figures that do not reconcile cap the verdict at C, the cut counted in the data-check effect.
+    expect(fullReport(soundYears())[0]!.sp_result.verdict).toMatchObject({ grade: 'A' });
+    const verdict = fullReport(years)[0]!.sp_result.verdict as { grade: string; score: number };
+    expect(verdict).toMatchObject({ grade: 'C', score: 59.99 });
+    const effects = broken.map((e) => (e as unknown as { effect: number }).effect);
+    expect(50 + effects.reduce((a, b) => a + b, 0)).toBeCloseTo(59.99, 1);
   });
 });

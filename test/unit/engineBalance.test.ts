@@ -28,6 +28,7 @@ import {
   qchange,
   qcmp,
   qdiv,
+  qgrowth,
   qpct,
   qsign,
   qsub,
@@ -98,8 +99,21 @@ function expectations(r: Raw) {
   const present = (keys: string[]) =>
     keys.filter((k) => r.years.some((y) => r.keys(y, 'balance').includes(k)));
   /** Prior-period balance: previous year's ending, or the first year's own beginning balance. */
-  const pb = (y: number, k: string) => (y === first ? r.begin(y, k) : r.end(y - 1, k));
-  const pcf = (y: number, k: string) => (y === first ? r.cfLast(y, k) : r.cf(y - 1, k));
+  /** Prior-period balance: the year's own (restated) beginning balance, else the previous year's ending. */
+  const pb = (y: number, k: string) => r.begin(y, k) ?? (y === first ? null : r.end(y - 1, k));
+  const pcf = (y: number, k: string) => r.cfLast(y, k) ?? (y === first ? null : r.cf(y - 1, k));
+  /** The engine's guarded change rate of a balance line (tiny base / sign change) and its reason. */
+  const growth = (y: number, k: string) => qgrowth(r.end(y, k), pb(y, k), pb(y, 'total_assets'));
+  const grate = (y: number, k: string) => growth(y, k).rate;
+  /** `{ null_reasons: { [key]: reason } }` for the keys whose guarded rate is null for a reason, else `{}`. */
+  const reasonsOf = (entries: [key: string, y: number, k: string][]): Row => {
+    const reasons: Record<string, Exp> = {};
+    for (const [key, y, k] of entries) {
+      const reason = growth(y, k).reason;
+      if (reason) reasons[key] = reason;
+    }
+    return Object.keys(reasons).length > 0 ? { null_reasons: reasons } : {};
+  };
 
   const structure = (y: number, keys: string[], base: string, remainder: [string, string]) => {
     const b = r.end(y, base);
@@ -120,7 +134,8 @@ function expectations(r: Raw) {
       amount: qwan(r.end(y, k)),
       previous_amount: qwan(pb(y, k)),
       change_amount: qwan(qsub(r.end(y, k), pb(y, k))),
-      change_rate: qchange(r.end(y, k), pb(y, k)),
+      change_rate: grate(y, k),
+      ...reasonsOf([['change_rate', y, k]]),
     }));
   const split = (y: number, base: string, parts: [string, string][], rest: string): Row => {
     const b = r.end(y, base);
@@ -227,18 +242,15 @@ function expectations(r: Raw) {
     total_assets_change_rate: (y) => ({
       total_assets: qwan(r.end(y, 'total_assets')),
       total_assets_change_amount: qwan(qsub(r.end(y, 'total_assets'), pb(y, 'total_assets'))),
-      total_assets_change_rate: qchange(r.end(y, 'total_assets'), pb(y, 'total_assets')),
+      total_assets_change_rate: grate(y, 'total_assets'),
       items: changes(y, ASSET_ALL),
     }),
     total_liabilities_change_rate: (y) => ({
       total_liabilities: qwan(r.end(y, 'total_liabilities')),
       total_liabilities_change_amount: qwan(qsub(r.end(y, 'total_liabilities'), pb(y, 'total_liabilities'))),
-      total_liabilities_change_rate: qchange(r.end(y, 'total_liabilities'), pb(y, 'total_liabilities')),
-      total_assets_change_rate: qchange(r.end(y, 'total_assets'), pb(y, 'total_assets')),
-      short_term_borrowings_change_rate: qchange(
-        r.end(y, 'short_term_borrowings'),
-        pb(y, 'short_term_borrowings'),
-      ),
+      total_liabilities_change_rate: grate(y, 'total_liabilities'),
+      total_assets_change_rate: grate(y, 'total_assets'),
+      short_term_borrowings_change_rate: grate(y, 'short_term_borrowings'),
       items: changes(y, LIAB_ALL),
     }),
     liability_structure_overview: (y) =>
@@ -272,9 +284,18 @@ function expectations(r: Raw) {
       for (const k of [...EQ4, 'total_shareholders_equity']) {
         row[k] = qwan(r.end(y, k));
         row[`${k}_change_amount`] = qwan(qsub(r.end(y, k), pb(y, k)));
-        row[`${k}_change_rate`] = qchange(r.end(y, k), pb(y, k));
+        row[`${k}_change_rate`] = grate(y, k);
       }
-      return row;
+      return {
+        ...row,
+        ...reasonsOf(
+          [...EQ4, 'total_shareholders_equity'].map((k): [string, number, string] => [
+            `${k}_change_rate`,
+            y,
+            k,
+          ]),
+        ),
+      };
     },
     shareholder_equity_structure: (y) => {
       const eq = r.end(y, 'total_shareholders_equity');
@@ -317,7 +338,8 @@ function expectations(r: Raw) {
       return {
         equity_ratio: qpct(eq, r.end(y, 'total_assets')),
         long_term_debt_to_equity_ratio: qpct(r.end(y, 'total_noncurrent_liabilities'), eq),
-        retained_earnings_growth_rate: qchange(r.end(y, 'retained_earnings'), pb(y, 'retained_earnings')),
+        retained_earnings_growth_rate: grate(y, 'retained_earnings'),
+        ...reasonsOf([['retained_earnings_growth_rate', y, 'retained_earnings']]),
         capital_preservation_ratio: beginEq !== null && qsign(beginEq) > 0 ? qpct(eq, beginEq) : null,
         total_shareholders_equity: qwan(eq),
       };
@@ -367,11 +389,11 @@ function expectations(r: Raw) {
     },
     total_assets_change_rate: () => {
       const codes: string[] = [];
-      if (lt(qchange(r.end(latest, 'total_assets'), pb(latest, 'total_assets')), -20)) {
+      if (lt(grate(latest, 'total_assets'), -20)) {
         codes.push('total_assets_change_rate.total_assets_decline');
       }
       for (const k of ASSET_DETAIL) {
-        const rate = qchange(r.end(latest, k), pb(latest, k));
+        const rate = grate(latest, k);
         if (rate === null) continue;
         const abs = qsign(rate) < 0 ? qsub(int(0), rate) : rate;
         const major =
@@ -383,10 +405,11 @@ function expectations(r: Raw) {
     },
     total_liabilities_change_rate: () => {
       const codes: string[] = [];
-      const l = qchange(r.end(latest, 'total_liabilities'), pb(latest, 'total_liabilities'));
-      const a = qchange(r.end(latest, 'total_assets'), pb(latest, 'total_assets'));
+      const l = grate(latest, 'total_liabilities');
+      const a = grate(latest, 'total_assets');
       if (gt(l, 30) && lt(a, 10)) codes.push('total_liabilities_change_rate.liabilities_outpace_assets');
-      if (gt(qchange(r.end(latest, 'short_term_borrowings'), pb(latest, 'short_term_borrowings')), 50)) {
+      const material = !lt(qshare(r.end(latest, 'short_term_borrowings'), r.end(latest, 'total_assets')), 5);
+      if (material && gt(grate(latest, 'short_term_borrowings'), 50)) {
         codes.push('total_liabilities_change_rate.short_term_borrowings_surge');
       }
       return codes;
@@ -521,7 +544,8 @@ describe.each(FIXTURES)('golden values: %s', (name) => {
   it.each(MODULES.map((m) => m.slug))('%s', (slug) => {
     const row = rows[slug]!;
     const out = analyse(report, slug);
-    expect(out.sp_result).toEqual({
+    const { data_gaps: _gaps, ...values } = out.sp_result;
+    expect(values).toEqual({
       released_year: latest,
       ...(roundDeep(row(latest)) as object),
       series: r.years.map((y) => ({ year: y, ...(roundDeep(row(y)) as object) })),
@@ -893,7 +917,9 @@ describe('balance-sheet risk rules on a crafted shrinking year', () => {
       retained_earnings: -10,
       retained_earnings_change_amount: -45,
       // (−100 000 − 350 000) / 350 000 = −128.57 %
-      retained_earnings_change_rate: -128.57,
+      // retained earnings turned negative: the sign changed, so no percentage (n.m.)
+      retained_earnings_change_rate: null,
+      null_reasons: { retained_earnings_change_rate: 'sign_change' },
       total_shareholders_equity_change_rate: -45,
       paid_in_capital_change_rate: 0,
     });
@@ -918,7 +944,8 @@ describe('balance-sheet risk rules on a crafted shrinking year', () => {
     expect(out.sp_result).toMatchObject({
       equity_ratio: 55,
       long_term_debt_to_equity_ratio: 0,
-      retained_earnings_growth_rate: -128.57,
+      retained_earnings_growth_rate: null,
+      null_reasons: { retained_earnings_growth_rate: 'sign_change' },
       capital_preservation_ratio: 55,
       total_shareholders_equity: 55,
     });

@@ -163,13 +163,13 @@ function expectedColumnCheck(r: Raw, sheet: 'income' | 'cash_flow') {
   return { yearPairs, pairs, mismatches };
 }
 
-const Z_CUT = { distress: q('1.81'), safe: q('2.99') };
+const Z_CUT = { distress: q('1.23'), safe: q('2.9') };
 const Z2_CUT = { distress: q('1.1'), safe: q('2.6') };
 const zone = (v: R, cut: { distress: Q; safe: Q }) =>
   v === null ? null : qcmp(v, cut.distress) < 0 ? 'distress' : qcmp(v, cut.safe) > 0 ? 'safe' : 'grey';
 
 /** Expected distress_signals values of one year, written from the formulas in the module's doc comment. */
-function expectedSignals(r: Raw, t: number, model: 'z' | 'z_double_prime') {
+function expectedSignals(r: Raw, t: number, model: 'z_prime' | 'z_double_prime') {
   const has = (y: number) => r.years.includes(y);
   const bal = (y: number, k: string): R => (has(y) ? r.end(y, k) : has(y + 1) ? r.begin(y + 1, k) : null);
   const inc = (y: number, k: string): R => (has(y) ? r.inc(y, k) : has(y + 1) ? r.incLast(y + 1, k) : null);
@@ -184,7 +184,8 @@ function expectedSignals(r: Raw, t: number, model: 'z' | 'z_double_prime') {
   const x3 = qdiv(qadd(inc(t, 'total_profit'), orZero(inc(t, 'interest_expense'))), ta(t));
   const x4 = qdiv(bal(t, 'total_shareholders_equity'), bal(t, 'total_liabilities'));
   const x5 = qdiv(inc(t, 'revenue'), ta(t));
-  const z = qsum([lin('1.2', x1), lin('1.4', x2), lin('3.3', x3), lin('0.6', x4), lin('1.0', x5)]);
+  // Z′ (private firms, book equity): the manufacturers' model.
+  const z = qsum([lin('0.717', x1), lin('0.847', x2), lin('3.107', x3), lin('0.42', x4), lin('0.998', x5)]);
   const z2 = qsum([lin('6.56', x1), lin('3.26', x2), lin('6.72', x3), lin('1.05', x4)]);
 
   const p = t - 1;
@@ -201,7 +202,15 @@ function expectedSignals(r: Raw, t: number, model: 'z' | 'z_double_prime') {
     qsub(int(1), qdiv(qadd(bal(y, 'total_current_assets'), orZero(bal(y, 'fixed_assets_net'))), ta(y))),
   );
   const sgi = idx(rev);
-  const sgai = idx((y) => qdiv(some([inc(y, 'sales_expenses'), inc(y, 'administrative_expenses')]), rev(y)));
+  // One SG&A basis: 研发费用 on both sides when either year reports it apart.
+  const withRd = inc(t, 'rd_expenses') !== null || inc(p, 'rd_expenses') !== null;
+  const sga = (y: number) =>
+    some([
+      inc(y, 'sales_expenses'),
+      inc(y, 'administrative_expenses'),
+      ...(withRd ? [inc(y, 'rd_expenses')] : []),
+    ]);
+  const sgai = idx((y) => qdiv(sga(y), rev(y)));
   const lvgi = idx((y) => qdiv(qadd(bal(y, 'total_current_liabilities'), ltd(y)), ta(y)));
   const cfo = r.cf(t, 'net_cf_operating');
   const tata = qdiv(qsub(inc(t, 'continuing_ops_net_profit') ?? inc(t, 'net_profit'), cfo), ta(t));
@@ -246,19 +255,21 @@ function expectedSignals(r: Raw, t: number, model: 'z' | 'z_double_prime') {
   ];
   const available = signals.filter((s) => s[2] !== null).length;
   const passed = signals.filter((s) => s[2] === true).length;
-  const headline = model === 'z' ? z : z2;
+  const headline = model === 'z_prime' ? z : z2;
 
   const values: Record<string, unknown> = {
     altman_headline_model: model,
     altman_headline_score: r2(headline),
-    altman_headline_zone: zone(headline, model === 'z' ? Z_CUT : Z2_CUT),
+    altman_headline_zone: zone(headline, model === 'z_prime' ? Z_CUT : Z2_CUT),
     altman_x1: r2(x1),
     altman_x2: r2(x2),
     altman_x3: r2(x3),
     altman_x4: r2(x4),
     altman_x5: r2(x5),
-    altman_z: r2(z),
-    altman_z_zone: zone(z, Z_CUT),
+    altman_z: null,
+    altman_z_zone: null,
+    altman_z_prime: r2(z),
+    altman_z_prime_zone: zone(z, Z_CUT),
     altman_z_double_prime: r2(z2),
     altman_z_double_prime_zone: zone(z2, Z2_CUT),
     beneish_dsri: r2(dsri),
@@ -513,22 +524,30 @@ describe.each(FIXTURES)('golden values: %s', (name: FixtureName) => {
       const change = qsub(r.end(y, 'cash_and_equivalents'), r.begin(y, 'cash_and_equivalents'));
       const np = r.inc(y, 'net_profit');
       const rev = r.inc(y, 'revenue');
+      const cash = r.end(y, 'cash_and_equivalents');
+      const nonEquivalent = qsub(cash, r.cf(y, 'cash_ending'));
       return {
         net_increase_cash: qwan(nic),
         cash_change: qwan(change),
         cash_difference: qwan(qsub(nic, change)),
+        non_equivalent_cash: qwan(nonEquivalent),
+        non_equivalent_cash_share: cash && qsign(cash) > 0 ? qpct(nonEquivalent, cash) : null,
         ocf_to_net_profit: np && qsign(np) > 0 ? qdiv(r.cf(y, 'net_cf_operating'), np) : null,
         sales_cash_ratio: rev && qsign(rev) > 0 ? qpct(r.cf(y, 'sales_cash'), rev) : null,
       };
     };
     const rounded = (y: number) => Object.fromEntries(Object.entries(row(y)).map(([k, v]) => [k, r2(v)]));
     const hasCashFlow = r.years.some((y) => r.hasSheet(y, 'cash_flow'));
+    // Carry-over pairs: a year's opening cash and the previous year's closing cash both submitted.
+    const pairs = r.years.filter(
+      (y) => r.cf(y, 'cash_beginning') !== null && r.cf(y - 1, 'cash_ending') !== null,
+    ).length;
     expect(sp_result).toEqual({
       released_year: latest,
-      checked_years: hasCashFlow ? r.years.length : null,
-      checked_pairs: hasCashFlow ? r.years.length : null,
+      checked_years: hasCashFlow ? r.years.filter((y) => r.hasSheet(y, 'cash_flow')).length : null,
+      checked_pairs: hasCashFlow ? pairs : null,
       mismatch_count: hasCashFlow ? 0 : null,
-      consistent: hasCashFlow ? true : null,
+      consistent: hasCashFlow && pairs > 0 ? true : null,
       summary: expect.any(String),
       mismatches: [],
       ...rounded(latest),
@@ -540,6 +559,8 @@ describe.each(FIXTURES)('golden values: %s', (name: FixtureName) => {
     const expectedCodes: string[] = [];
     if (!hasCashFlow) expectedCodes.push('comparative.not_submitted');
     const last = row(latest);
+    if (last.non_equivalent_cash_share && qcmp(last.non_equivalent_cash_share, int(50)) > 0)
+      expectedCodes.push('comparative.non_equivalent_cash_high');
     if (last.ocf_to_net_profit && qcmp(last.ocf_to_net_profit, q('0.5')) < 0)
       expectedCodes.push('comparative.operating_cash_to_net_profit_low');
     if (last.sales_cash_ratio && qcmp(last.sales_cash_ratio, int(80)) < 0)
@@ -586,7 +607,7 @@ describe.each(FIXTURES)('golden values: %s', (name: FixtureName) => {
   });
 
   it('distress_signals: Altman, Beneish and Piotroski components for every year', () => {
-    const model = raw.enterprise_info?.industry_sector_code === 'C' ? 'z' : 'z_double_prime';
+    const model = raw.enterprise_info?.industry_sector_code === 'C' ? 'z_prime' : 'z_double_prime';
     const rows = new Map(r.years.map((y) => [y, expectedSignals(r, y, model)]));
     const { sp_result, risk_items } = run(report, 'distress_signals');
     expect(sp_result).toEqual({
@@ -595,9 +616,10 @@ describe.each(FIXTURES)('golden values: %s', (name: FixtureName) => {
       series: r.years.map((y) => ({ year: y, ...rows.get(y)!.values })),
     });
     const { headline, m, f } = rows.get(latest)!;
-    const cut = model === 'z' ? Z_CUT : Z2_CUT;
+    const cut = model === 'z_prime' ? Z_CUT : Z2_CUT;
     const expectedCodes: string[] = [];
     const z = zone(headline, cut);
+    if (z === 'safe') expectedCodes.push('distress_signals.altman_safe');
     if (z === 'distress' || z === 'grey') expectedCodes.push(`distress_signals.altman_${model}_zone`);
     if (m !== null && qcmp(m, q('-1.78')) > 0) expectedCodes.push('distress_signals.beneish_m_high');
     if (f !== null && f <= 2) expectedCodes.push('distress_signals.piotroski_f_low');
@@ -621,12 +643,12 @@ describe('general_new-4y-inconsistent', () => {
   const r = rawAccess(raw);
   const report = toReport(raw);
 
-  it('income_statement raises exactly the 2024 revenue comparative, as a danger (≥ 1% of 2023 revenue)', () => {
+  it('income_statement raises exactly the 2024 revenue comparative, as a danger (≥ 5% of 2023 revenue)', () => {
     const last = r.incLast(2024, 'revenue')!;
     const previous = r.inc(2023, 'revenue')!;
     const diff = qsub(last, previous)!;
     const share = qpct(diff, previous)!;
-    expect(qcmp(share, int(1))).toBeGreaterThanOrEqual(0);
+    expect(qcmp(share, int(5))).toBeGreaterThanOrEqual(0);
     const { sp_result, risk_items } = run(report, 'income_statement');
     expect(sp_result.mismatches).toEqual([
       {
@@ -645,7 +667,8 @@ describe('general_new-4y-inconsistent', () => {
         code: 'income_statement.prior_column_mismatch',
         message:
           `2024年利润表“营业收入”上年金额为${r2text(qwan(last)!)}万元，与2023年利润表本年金额${r2text(qwan(previous)!)}万元不一致，` +
-          `差额${r2text(qwan(diff)!)}万元，占2023年营业收入的${r2text(share)}%。`,
+          `差额${r2text(qwan(diff)!)}万元，占2023年营业收入的${r2text(share)}%；` +
+          '可能原因：报表项目重分类（会计政策变更或列报调整，合计数未变）。变动率按重述后的上年金额计算。',
       },
     ]);
     // Read off the fixture by hand: 122 500 532.36 − 114 486 478.84 = 8 014 053.52 yuan.
@@ -665,7 +688,7 @@ describe('general_new-4y-inconsistent', () => {
 // edge cases: adjacent-column checks
 
 describe('income_statement and cash_flow edge cases', () => {
-  it('a small difference is a warning; a per-share line stays in 元 per share; missing columns are not compared', () => {
+  it('a small restatement is info; a per-share line stays in 元 per share; missing columns are not compared', () => {
     const report = makeReport({
       2023: {
         income: { revenue: w(1000), net_profit: w(100), basic_eps: '0.52' },
@@ -673,7 +696,7 @@ describe('income_statement and cash_flow edge cases', () => {
       },
       2024: {
         income: {
-          // 1000.50 vs 1000: difference 0.50万元 = 0.05% of 2023 revenue → warning
+          // 1000.50 vs 1000: difference 0.50万元 = 0.05% of 2023 revenue → info (below 1%)
           revenue: [w(1200), w(1000.5)],
           net_profit: [w(120), null],
           basic_eps: ['0.60', '0.50'],
@@ -711,28 +734,31 @@ describe('income_statement and cash_flow edge cases', () => {
     ]);
     expect(income.risk_items).toEqual([
       {
-        level: 'warning',
+        level: 'info',
         code: 'income_statement.prior_column_mismatch',
         message:
-          '2024年利润表“营业收入”上年金额为1000.50万元，与2023年利润表本年金额1000.00万元不一致，差额0.50万元，占2023年营业收入的0.05%。',
+          '2024年利润表“营业收入”上年金额为1000.50万元，与2023年利润表本年金额1000.00万元不一致，差额0.50万元，占2023年营业收入的0.05%；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。变动率按重述后的上年金额计算。',
       },
       {
-        level: 'warning',
+        level: 'info',
         code: 'income_statement.prior_column_mismatch',
         message:
-          '2024年利润表“基本每股收益”上年金额为0.50元/股，与2023年利润表本年金额0.52元/股不一致，差额-0.02元/股。',
+          '2024年利润表“基本每股收益”上年金额为0.50元/股，与2023年利润表本年金额0.52元/股不一致，差额-0.02元/股；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。变动率按重述后的上年金额计算。',
       },
     ]);
 
-    // 70 vs 80 → −10万元 = 1% of 2023 revenue exactly → danger (the boundary is included)
+    // 70 vs 80 → −10万元 = 1% of 2023 revenue exactly → warning (the boundary is included; danger from 5%)
     const cash = run(report, 'cash_flow');
     expect(cash.sp_result).toMatchObject({ checked_pairs: 2, mismatch_count: 1 });
     expect(cash.risk_items).toEqual([
       {
-        level: 'danger',
+        level: 'warning',
         code: 'cash_flow.prior_column_mismatch',
         message:
-          '2024年现金流量表“经营活动产生的现金流量净额”上年金额为70.00万元，与2023年现金流量表本年金额80.00万元不一致，差额-10.00万元，占2023年营业收入的1.00%。',
+          '2024年现金流量表“经营活动产生的现金流量净额”上年金额为70.00万元，与2023年现金流量表本年金额80.00万元不一致，差额-10.00万元，占2023年营业收入的1.00%；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。变动率按重述后的上年金额计算。',
       },
     ]);
   });
@@ -748,7 +774,8 @@ describe('income_statement and cash_flow edge cases', () => {
         level: 'warning',
         code: 'income_statement.prior_column_mismatch',
         message:
-          '2024年利润表“营业成本”上年金额为4.00万元，与2023年利润表本年金额5.00万元不一致，差额-1.00万元。',
+          '2024年利润表“营业成本”上年金额为4.00万元，与2023年利润表本年金额5.00万元不一致，差额-1.00万元；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。变动率按重述后的上年金额计算。',
       },
     ]);
   });
@@ -791,12 +818,11 @@ describe('comparative edge cases', () => {
     cash_flow: cash,
   });
 
-  it('net increase ≠ change in 货币资金, and the closing balance line: graded on total assets', () => {
+  it('货币资金 vs 现金及现金等价物 is information, not a mismatch; a large non-equivalent share is a warning', () => {
     const report = makeReport({
       2024: year(
-        // 货币资金 200 → 260: +60; the statement says +75 → 15万元 = 1.5% of 1000 → danger.
-        // 期末现金余额 259.50 vs 260 → −0.50 = 0.05% → warning. 期初 200 = 200 → fine.
-        { net_increase_cash: w(75), cash_ending: w(259.5), cash_beginning: w(200) },
+        // 货币资金 260, of which 现金及现金等价物 100: 160 (61.54%) restricted or not equivalent (CAS 31).
+        { net_increase_cash: w(75), cash_ending: w(100), cash_beginning: w(25) },
         { revenue: w(500), net_profit: w(50) },
         { cash_and_equivalents: [w(260), w(200)] },
       ),
@@ -804,47 +830,78 @@ describe('comparative edge cases', () => {
     const { sp_result, risk_items } = run(report, 'comparative');
     expect(sp_result).toMatchObject({
       checked_years: 1,
-      checked_pairs: 3,
-      mismatch_count: 2,
-      consistent: false,
+      checked_pairs: 0,
+      mismatch_count: 0,
       net_increase_cash: 75,
       cash_change: 60,
       cash_difference: 15,
+      non_equivalent_cash: 160,
+      non_equivalent_cash_share: 61.54,
     });
+    expect(sp_result.mismatches).toEqual([]);
+    expect(risk_items).toEqual([
+      {
+        level: 'warning',
+        code: 'comparative.non_equivalent_cash_high',
+        message:
+          '2024年末货币资金260.00万元中，现金及现金等价物为100.00万元，其余160.00万元（占货币资金的61.54%，超过50%）为受限资金或三个月以上定期存款等非现金等价物，可随时动用的资金少于货币资金所示，流动性弱于账面。',
+      },
+    ]);
+    // Half or less not equivalent: information only.
+    const modest = makeReport({
+      2024: year(
+        { cash_ending: w(130), cash_beginning: w(100) },
+        { revenue: w(500) },
+        { cash_and_equivalents: [w(260), w(200)] },
+      ),
+    });
+    expect(run(modest, 'comparative').risk_items).toEqual([]);
+    expect(run(modest, 'comparative').sp_result.non_equivalent_cash_share).toBe(50);
+  });
+
+  it('a break in the carry-over of cash between years is one risk, naming both years and both figures', () => {
+    const report = makeReport({
+      2023: year(
+        { cash_ending: w(100), cash_beginning: w(80) },
+        { revenue: w(500) },
+        { total_assets: w(1000) },
+      ),
+      2024: year(
+        // Opens at 112 where 2023 closed at 100: 12万元 = 1.2% of 2023 total assets → warning (1–5%).
+        { cash_ending: w(130), cash_beginning: w(112) },
+        { revenue: w(500) },
+        { total_assets: w(1000) },
+      ),
+    });
+    const { sp_result, risk_items } = run(report, 'comparative');
+    expect(sp_result).toMatchObject({ checked_pairs: 1, mismatch_count: 1, consistent: false });
     expect(sp_result.mismatches).toEqual([
       {
         year: 2024,
-        item: 'net_increase_cash',
-        item_label: '现金及现金等价物净增加额',
-        balance_item: '“货币资金”年末余额减年初余额',
-        cash_flow_amount: 75,
-        balance_amount: 60,
-        difference: 15,
-      },
-      {
-        year: 2024,
-        item: 'cash_ending',
-        item_label: '期末现金及现金等价物余额',
-        balance_item: '“货币资金”年末余额',
-        cash_flow_amount: 259.5,
-        balance_amount: 260,
-        difference: -0.5,
+        prior_year: 2023,
+        item: 'cash_beginning',
+        item_label: '期初现金及现金等价物余额',
+        balance_item: '2023年期末现金及现金等价物余额',
+        cash_flow_amount: 112,
+        balance_amount: 100,
+        difference: 12,
       },
     ]);
     expect(risk_items).toEqual([
       {
-        level: 'danger',
-        code: 'comparative.cash_mismatch',
-        message:
-          '2024年现金流量表“现金及现金等价物净增加额”为75.00万元，与资产负债表“货币资金”年末余额减年初余额60.00万元不一致，差额15.00万元，占2024年末资产总计的1.50%。',
-      },
-      {
         level: 'warning',
-        code: 'comparative.cash_mismatch',
+        code: 'comparative.cash_carry_mismatch',
         message:
-          '2024年现金流量表“期末现金及现金等价物余额”为259.50万元，与资产负债表“货币资金”年末余额260.00万元不一致，差额-0.50万元，占2024年末资产总计的0.05%。',
+          '2024年现金流量表“期初现金及现金等价物余额”为112.00万元，与2023年现金流量表“期末现金及现金等价物余额”100.00万元不一致，差额12.00万元，占2023年末资产总计的1.20%；' +
+          '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。',
       },
     ]);
+    // A difference under 1 yuan (whole-yuan transcription) is no break.
+    const rounding = makeReport({
+      2023: year({ cash_ending: '1000000.40' }, { revenue: w(500) }, { total_assets: w(1000) }),
+      2024: year({ cash_beginning: '1000000.00' }, { revenue: w(500) }, { total_assets: w(1000) }),
+    });
+    expect(run(rounding, 'comparative').risk_items).toEqual([]);
   });
 
   it('profitable with operating cash outflow → warning; thin cash backing → info; 收现比 bands → info', () => {
@@ -916,6 +973,8 @@ describe('comparative edge cases', () => {
       net_increase_cash: null,
       cash_change: 2,
       cash_difference: null,
+      non_equivalent_cash: null,
+      non_equivalent_cash_share: null,
       ocf_to_net_profit: null,
       sales_cash_ratio: null,
       series: [
@@ -924,6 +983,8 @@ describe('comparative edge cases', () => {
           net_increase_cash: null,
           cash_change: 1,
           cash_difference: null,
+          non_equivalent_cash: null,
+          non_equivalent_cash_share: null,
           ocf_to_net_profit: null,
           sales_cash_ratio: null,
         },
@@ -932,6 +993,8 @@ describe('comparative edge cases', () => {
           net_increase_cash: null,
           cash_change: 2,
           cash_difference: null,
+          non_equivalent_cash: null,
+          non_equivalent_cash_share: null,
           ocf_to_net_profit: null,
           sales_cash_ratio: null,
         },
@@ -1023,8 +1086,9 @@ describe('statement_arithmetic edge cases', () => {
     };
     expect(arithmetic({ 2024: { balance } }).risk_items).toEqual([]);
 
-    // Equity overstated by 0.01 yuan: TE ≠ its lines, TLE ≠ TL + TE, TA ≠ TL + TE. Exact to the fen → warnings.
-    const off = arithmetic({
+    // Equity overstated by 0.01 yuan (whole-yuan transcription): below 1 yuan per line, no mismatch at all —
+    // never a message stating a difference of 0.00.
+    const rounding = arithmetic({
       2024: {
         balance: {
           ...balance,
@@ -1033,14 +1097,40 @@ describe('statement_arithmetic edge cases', () => {
         },
       },
     });
+    expect(rounding.risk_items).toEqual([]);
+    expect(rounding.sp_result.mismatches).toEqual([]);
+
+    // Equity and 负债和所有者权益总计 overstated by 1万元: TE ≠ its lines (signed lines left out could explain
+    // it) and TA ≠ TLE — the balance identity reported once, against 负债和所有者权益总计.
+    const off = arithmetic({
+      2024: {
+        balance: {
+          ...balance,
+          total_shareholders_equity: w(601),
+          total_liabilities_and_equity: w(1001),
+        },
+      },
+    });
     expect(off.risk_items.map((i) => [i.level, i.code])).toEqual([
-      ['info', 'statement_arithmetic.subtotal_gap'], // equity lines are signed: omitted lines could explain it
-      ['warning', 'statement_arithmetic.subtotal_mismatch'], // TA 1000 ≠ TL 400 + TE 600.0001
+      ['info', 'statement_arithmetic.subtotal_gap'],
+      ['warning', 'statement_arithmetic.subtotal_mismatch'],
     ]);
     expect(off.risk_items[1]?.message).toBe(
-      '2024年资产负债表“资产总计”为1000.00万元，按负债合计 + 所有者权益合计（资产 = 负债 + 所有者权益）计算为1000.00万元，差额0.00万元，占2024年末资产总计的0.00%。',
+      '2024年资产负债表“资产总计”为1000.00万元，按负债和所有者权益总计（资产 = 负债 + 所有者权益）计算为1001.00万元，差额-1.00万元，占2024年末资产总计的0.10%。',
     );
     expect(off.sp_result.mismatches).toHaveLength(2);
+
+    // Without 负债和所有者权益总计 the identity is checked against 负债合计 + 所有者权益合计 — still once.
+    const { total_liabilities_and_equity: _tle, ...withoutTle } = balance;
+    const noTle = arithmetic({
+      2024: { balance: { ...withoutTle, total_shareholders_equity: w(601), retained_earnings: w(171) } },
+    });
+    expect(noTle.risk_items.map((i) => [i.level, i.code])).toEqual([
+      ['warning', 'statement_arithmetic.subtotal_mismatch'],
+    ]);
+    expect(noTle.risk_items[0]?.message).toContain(
+      '按负债合计 + 所有者权益合计（资产 = 负债 + 所有者权益）计算为1001.00万元',
+    );
 
     // Without total_noncurrent_assets, total assets = current + non-current cannot be checked.
     const partial = arithmetic({
@@ -1262,13 +1352,16 @@ describe('distress_signals on a hand-checked company', () => {
       altman_x3: 0.1,
       altman_x4: 1,
       altman_x5: 1.2,
-      // Z = 0.36 + 0.28 + 0.33 + 0.6 + 1.2 = 2.77 (grey); Z'' = 4.342 (safe)
-      altman_z: 2.77,
-      altman_z_zone: 'grey',
+      // Z′ = 0.717·0.3 + 0.847·0.2 + 3.107·0.1 + 0.420·1 + 0.998·1.2 = 2.3128 (grey: 1.23–2.90);
+      // Z'' = 4.342 (safe); the 1968 Z needs a market value of equity: none is submitted, so null
+      altman_z: null,
+      altman_z_zone: null,
+      altman_z_prime: 2.31,
+      altman_z_prime_zone: 'grey',
       altman_z_double_prime: 4.34,
       altman_z_double_prime_zone: 'safe',
-      altman_headline_model: 'z',
-      altman_headline_score: 2.77,
+      altman_headline_model: 'z_prime',
+      altman_headline_score: 2.31,
       altman_headline_zone: 'grey',
       // DSRI = (120/1200)/(80/1000) = 1.25; GMI = 0.30/0.25 = 1.2; AQI = (1 − 800/1000)/(1 − 700/800) = 0.2/0.125
       // = 1.6; SGI = 1.2; SGAI = 0.1/0.1 = 1; LVGI = (400/1000)/(400/800) = 0.8; TATA = (60 − 90)/1000 = −0.03
@@ -1311,9 +1404,9 @@ describe('distress_signals on a hand-checked company', () => {
     expect(risk_items).toEqual([
       {
         level: 'warning',
-        code: 'distress_signals.altman_z_zone',
+        code: 'distress_signals.altman_z_prime_zone',
         message:
-          '2024年Altman Z值（制造业模型，X4以账面所有者权益替代股权市值）为2.77，介于1.81与2.99之间，处于灰色区，需关注财务状况恶化的可能。',
+          "2024年Altman Z'值（制造业非上市公司模型，账面所有者权益）为2.31，介于1.23与2.90之间，处于灰色区，需关注财务状况恶化的可能。",
       },
       {
         level: 'info',
@@ -1329,8 +1422,9 @@ describe('distress_signals on a hand-checked company', () => {
     const first = (sp_result.series as Record<string, unknown>[])[0]!;
     expect(first).toMatchObject({
       year: 2023,
-      // Z = 1.2·0.25 + 1.4·0.1875 + 3.3·0.0875 + 0.6·1 + 1.25 = 2.70125
-      altman_z: 2.7,
+      // Z′ = 0.717·0.25 + 0.847·0.1875 + 3.107·0.0875 + 0.420·1 + 0.998·1.25 = 2.277425
+      altman_z_prime: 2.28,
+      altman_z: null,
       // DSRI = (80/1000)/(70/900) = 1.0286; SGI = 1000/900 = 1.1111; 2022's expenses were not sent → SGAI null
       beneish_dsri: 1.03,
       beneish_sgi: 1.11,
@@ -1350,16 +1444,17 @@ describe('distress_signals on a hand-checked company', () => {
       altman_headline_model: 'z_double_prime',
       altman_headline_score: 4.34,
       altman_headline_zone: 'safe',
-      altman_z_zone: 'grey',
+      altman_z_prime_zone: 'grey',
     });
-    expect(codes(risk_items)).toEqual(['distress_signals.piotroski_f_high']);
+    // Safe zone and F = 8 are strengths (moved to strengths by the engine), not risks.
+    expect(codes(risk_items)).toEqual(['distress_signals.altman_safe', 'distress_signals.piotroski_f_high']);
     // No enterprise_info at all → Z″ as well.
     expect(run(makeReport(HEALTHY), 'distress_signals').sp_result.altman_headline_model).toBe(
       'z_double_prime',
     );
   });
 
-  it('a distressed year: Z in the distress zone (danger), M above −1.78, F ≤ 2', () => {
+  it('a distressed year: Z′ in the distress zone (danger), M above −1.78, F ≤ 2', () => {
     const weak: Record<number, YearInput> = {
       2023: HEALTHY[2023]!,
       2024: {
@@ -1393,26 +1488,26 @@ describe('distress_signals on a hand-checked company', () => {
       makeReport(weak, { info: { industry_sector_code: 'C' } }),
       'distress_signals',
     );
-    // Z = 1.2·(−0.2) + 1.4·(−0.3) + 3.3·(−0.03) + 0.6·(100/900) + 0.5 = −0.19233
+    // Z′ = 0.717·(−0.2) + 0.847·(−0.3) + 3.107·(−0.03) + 0.420·(100/900) + 0.998·0.5 = 0.054957
     // M: DSRI (100/500)/(0.08) = 2.5, GMI 0.3/0.1 = 3, AQI 0.2/0.125 = 1.6, SGI 0.5, SGAI 0.12/0.1 = 1.2,
     //    LVGI 0.8/0.5 = 1.6, TATA (−60 + 100)/1000 = 0.04 → −4.84 + 2.3 + 1.584 + 0.6464 + 0.446 + 0.115 − 0.2064
     //    + 0.18716 − 0.5232 = −0.29104
     // F: every signal fails (capital 400 vs 300 is an issue of shares) → 0
     expect(sp_result).toMatchObject({
-      altman_z: -0.19,
-      altman_z_zone: 'distress',
+      altman_z_prime: 0.05,
+      altman_z_prime_zone: 'distress',
       beneish_m: -0.29,
       piotroski_f: 0,
       piotroski_signals_passed: 0,
       piotroski_equity_offer: 100,
     });
     expect(risk_items.map((i) => [i.level, i.code])).toEqual([
-      ['danger', 'distress_signals.altman_z_zone'],
+      ['danger', 'distress_signals.altman_z_prime_zone'],
       ['warning', 'distress_signals.beneish_m_high'],
       ['warning', 'distress_signals.piotroski_f_low'],
     ]);
     expect(risk_items[0]?.message).toBe(
-      '2024年Altman Z值（制造业模型，X4以账面所有者权益替代股权市值）为-0.19，低于1.81，处于困境区，财务困境风险较高。',
+      "2024年Altman Z'值（制造业非上市公司模型，账面所有者权益）为0.05，低于1.23，处于困境区，财务困境风险较高。",
     );
     expect(risk_items[1]?.message).toBe(
       '2024年Beneish M值为-0.29，高于-1.78，存在盈余操纵的可能（DSRI 2.50、GMI 3.00、AQI 1.60、SGI 0.50、DEPI 1.00、SGAI 1.20、LVGI 1.60、TATA 0.04）。',

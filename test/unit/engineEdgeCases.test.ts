@@ -192,8 +192,22 @@ describe('partial statements: missing lines give null', () => {
     const sparse = makeReport({ 2023: {}, 2024: healthy() });
     const sp = analyse(sparse, 'short_term_liability').sp_result;
     expect(sp.series).toEqual([
-      { year: 2023, current_ratio: null, quick_ratio: null, cash_ratio: null, working_capital: null },
-      { year: 2024, current_ratio: 2, quick_ratio: 1.6, cash_ratio: 0.8, working_capital: 25 },
+      {
+        year: 2023,
+        current_ratio: null,
+        quick_ratio: null,
+        cash_ratio: null,
+        cash_flow_liability_ratio: null,
+        working_capital: null,
+      },
+      {
+        year: 2024,
+        current_ratio: 2,
+        quick_ratio: 1.6,
+        cash_ratio: 0.8,
+        cash_flow_liability_ratio: null,
+        working_capital: 25,
+      },
     ]);
   });
 });
@@ -433,15 +447,21 @@ describe('balance sheet cross-check', () => {
       },
     });
 
-  it('a difference below 1% of the previous year-end total assets is a warning', () => {
-    // 0.01 yuan: the comparison is exact
-    const out = analyse(twoYears('100000.01', '1000000.00'), 'balance_sheet');
+  it('a difference below 1 yuan, or that rounds to 0.00 万元, is no mismatch — never a message of 差额0.00', () => {
+    // 0.01 yuan and 0.99 yuan: whole-yuan transcription
+    expect(analyse(twoYears('100000.01', '1000000.00'), 'balance_sheet').risk_items).toEqual([]);
+    expect(analyse(twoYears('100000.99', '1000000.00'), 'balance_sheet').sp_result.mismatches).toEqual([]);
+    // 49 yuan rounds to 0.00 万元: still none
+    expect(analyse(twoYears('100049.00', '1000000.00'), 'balance_sheet').risk_items).toEqual([]);
+    // 50 yuan is 0.01 万元: reported (a restatement below 1% of total assets is information)
+    const out = analyse(twoYears('100050.00', '1000000.00'), 'balance_sheet');
     expect(out.risk_items).toEqual([
       {
-        level: 'warning',
+        level: 'info',
         code: 'balance_sheet.opening_mismatch',
         message:
-          '2024年资产负债表“存货”年初余额为10.00万元，与2023年年末余额10.00万元不一致，差额0.00万元，占2023年末资产总计的0.00%。',
+          '2024年资产负债表“存货”年初余额为10.01万元，与2023年年末余额10.00万元不一致，差额0.01万元，占2023年末资产总计的0.01%；' +
+          '可能原因：报表项目重分类（会计政策变更或列报调整，合计数未变）。变动率按重述后的年初余额计算。',
       },
     ]);
     expect(out.sp_result.mismatches).toEqual([
@@ -449,31 +469,54 @@ describe('balance sheet cross-check', () => {
         year: 2024,
         item: 'inventory',
         item_label: '存货',
-        beginning_balance: 10,
+        beginning_balance: 10.01,
         previous_ending_balance: 10,
-        difference: 0,
+        difference: 0.01,
       },
     ]);
   });
 
-  it('exactly 1% is a danger; without total assets the mismatch stays a warning', () => {
-    // 10 000 / 1 000 000 = 1%
-    expect(analyse(twoYears('110000.00', '1000000.00'), 'balance_sheet').risk_items[0]!.level).toBe('danger');
+  it('restatements graded by materiality: info below 1%, warning from 1%, danger from 5%; no total → warning', () => {
+    // 10 000 / 1 000 000 = 1%: warning (boundary included)
+    expect(analyse(twoYears('110000.00', '1000000.00'), 'balance_sheet').risk_items[0]!.level).toBe(
+      'warning',
+    );
+    // 49 999 / 1 000 000 < 5%: warning; 50 000 = 5%: danger
+    expect(analyse(twoYears('149999.00', '1000000.00'), 'balance_sheet').risk_items[0]!.level).toBe(
+      'warning',
+    );
+    expect(analyse(twoYears('150000.00', '1000000.00'), 'balance_sheet').risk_items[0]!.level).toBe('danger');
     const noTotal = analyse(twoYears('110000.00', null), 'balance_sheet').risk_items[0]!;
     expect(noTotal.level).toBe('warning');
     expect(noTotal.message).toBe(
-      '2024年资产负债表“存货”年初余额为11.00万元，与2023年年末余额10.00万元不一致，差额1.00万元。',
+      '2024年资产负债表“存货”年初余额为11.00万元，与2023年年末余额10.00万元不一致，差额1.00万元；' +
+        '可能原因：追溯调整（会计政策变更或前期差错更正）或录入错误。变动率按重述后的年初余额计算。',
     );
   });
 
-  it('an unknown line is named by its key', () => {
+  it('the likely cause: total assets restated too → 追溯调整', () => {
     const report = makeReport({
-      2023: { balance: { goodwill: ['5000.00', '5000.00'] } },
-      2024: { balance: { goodwill: ['5000.00', '4000.00'] } },
+      2023: { balance: { inventory: ['100000.00', '90000.00'], total_assets: ['1000000.00', '900000.00'] } },
+      2024: {
+        balance: { inventory: ['120000.00', '103000.00'], total_assets: ['1100000.00', '1003000.00'] },
+      },
+    });
+    const items = analyse(report, 'balance_sheet').risk_items;
+    expect(items.map((i) => [i.level, i.message.split('可能原因：')[1]])).toEqual([
+      ['info', '追溯调整（会计政策变更或前期差错更正）。变动率按重述后的年初余额计算。'],
+      ['info', '追溯调整（会计政策变更或前期差错更正）。变动率按重述后的年初余额计算。'],
+    ]);
+  });
+
+  it('a line is named as the catalogue names it; a key the catalogue does not know, by its key', () => {
+    const report = makeReport({
+      2023: { balance: { goodwill: ['5000.00', '5000.00'], made_up_line: ['5000.00', '5000.00'] } },
+      2024: { balance: { goodwill: ['5000.00', '4000.00'], made_up_line: ['5000.00', '4000.00'] } },
     });
     const out = analyse(report, 'balance_sheet');
     expect(out.sp_result.mismatches).toMatchObject([
-      { item: 'goodwill', item_label: 'goodwill', difference: -0.1 },
+      { item: 'goodwill', item_label: '商誉', difference: -0.1 },
+      { item: 'made_up_line', item_label: 'made_up_line', difference: -0.1 },
     ]);
   });
 

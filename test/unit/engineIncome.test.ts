@@ -16,6 +16,7 @@ import {
 import { longTermLiabilityModule } from '../../worker/engine/modules/longTermLiability.ts';
 import { profitabilityModule } from '../../worker/engine/modules/profitability.ts';
 import { revenueModule } from '../../worker/engine/modules/revenue.ts';
+import { computeAnalysis } from '../../worker/engine/registry.ts';
 import type { NormalisedReport } from '../../worker/types.ts';
 import {
   FIXTURES,
@@ -28,6 +29,7 @@ import {
   qadd,
   qchange,
   qcmp,
+  qgrowth,
   qpct,
   qsign,
   qsub,
@@ -52,7 +54,11 @@ function moduleOf(slug: string): AnalysisModule {
   return found;
 }
 
-const run = (report: NormalisedReport, slug: string) => moduleOf(slug).compute(createContext(report));
+/** One module's output as the engine delivers it (data notes and strengths moved out of risk_items). */
+const run = (report: NormalisedReport, slug: string) => {
+  moduleOf(slug);
+  return computeAnalysis(report, [slug])[0]!;
+};
 
 // exact expectations
 
@@ -71,10 +77,12 @@ function periodsOf(r: Raw, y: number): { c: P; p: P } {
   const signed = (k: string, v: R): R =>
     r.standard === 'general_old' && k === 'asset_impairment' ? qneg(v) : v;
   const c: P = { inc: (k) => signed(k, r.inc(y, k)), bal: (k) => r.end(y, k), cf: (k) => r.cf(y, k) };
-  const p: P =
-    y === r.years[0]
-      ? { inc: (k) => signed(k, r.incLast(y, k)), bal: (k) => r.begin(y, k), cf: (k) => r.cfLast(y, k) }
-      : { inc: (k) => signed(k, r.inc(y - 1, k)), bal: (k) => r.end(y - 1, k), cf: (k) => r.cf(y - 1, k) };
+  // The year's own comparatives (restated, CAS 28), a line without them read from the previous year's statement.
+  const p: P = {
+    inc: (k) => signed(k, r.incLast(y, k) ?? r.inc(y - 1, k)),
+    bal: (k) => r.begin(y, k) ?? r.end(y - 1, k),
+    cf: (k) => r.cfLast(y, k) ?? r.cf(y - 1, k),
+  };
   return { c, p };
 }
 
@@ -94,10 +102,27 @@ const OCI_KEYS = LINE_ITEMS.filter((d) => d.sheet === 'income' && d.key.startsWi
 type Row = Record<string, R>;
 type Formula = (x: P) => R;
 
-/** `key` → amount in 万元 and `key_change_rate`. */
-function amountAndChange(row: Row, key: string, f: Formula, c: P, p: P): void {
+/** Reasons of the values null for a stated reason, per expected row (rendered as `null_reasons`). */
+const REASONS = new WeakMap<Row, Record<string, string>>();
+
+/** The engine's guarded change rate of a line (tiny base / sign change), recording the reason on the row. */
+function guarded(row: Row, key: string, current: R, base: R, scale: R): R {
+  const { rate, reason } = qgrowth(current, base, scale);
+  if (reason !== null) REASONS.set(row, { ...REASONS.get(row), [key]: reason });
+  return rate;
+}
+
+const revenueScale = (x: P) => x.inc('revenue');
+const assetScale = (x: P) => x.bal('total_assets');
+
+/**
+ * `key` → amount in 万元 and `key_change_rate`; with `scale` (a statement line's change rate) guarded like the
+ * engine's line change rates, without it (a computed figure such as gross profit) a plain change rate.
+ */
+function amountAndChange(row: Row, key: string, f: Formula, c: P, p: P, scale?: (x: P) => R): void {
   row[key] = qwan(f(c));
-  row[`${key}_change_rate`] = qchange(f(c), f(p));
+  row[`${key}_change_rate`] =
+    scale === undefined ? qchange(f(c), f(p)) : guarded(row, `${key}_change_rate`, f(c), f(p), scale(p));
 }
 
 const rev: Formula = (x) => x.inc('revenue');
@@ -124,16 +149,20 @@ const EXPECTED: Record<string, (r: Raw, y: number) => Row> = {
       gross_margin: grossMargin(c),
       net_margin: qpct(c.inc('net_profit'), rev(c)),
       roe: positive(equity) ? qpct(c.inc('net_profit'), equity) : null,
+      roe_parent: positive(r.avg(y, 'equity_attributable_to_parent'))
+        ? qpct(c.inc('net_profit_attributable_to_parent'), r.avg(y, 'equity_attributable_to_parent'))
+        : null,
+      roa_parent: qpct(c.inc('net_profit_attributable_to_parent'), r.avg(y, 'total_assets')),
       debt_to_asset_ratio: qpct(c.bal('total_liabilities'), c.bal('total_assets')),
     };
   },
   financial_performance_overview: (r, y) => {
     const { c, p } = periodsOf(r, y);
     const row: Row = {};
-    amountAndChange(row, 'total_profit', inc('total_profit'), c, p);
-    amountAndChange(row, 'net_increase_cash', (x) => x.cf('net_increase_cash'), c, p);
-    amountAndChange(row, 'investment_income', inc('investment_income'), c, p);
-    amountAndChange(row, 'operating_profit', inc('operating_profit'), c, p);
+    amountAndChange(row, 'total_profit', inc('total_profit'), c, p, revenueScale);
+    amountAndChange(row, 'net_increase_cash', (x) => x.cf('net_increase_cash'), c, p, revenueScale);
+    amountAndChange(row, 'investment_income', inc('investment_income'), c, p, revenueScale);
+    amountAndChange(row, 'operating_profit', inc('operating_profit'), c, p, revenueScale);
     return row;
   },
   reporting_period_profit: (r, y) => {
@@ -200,28 +229,43 @@ const EXPECTED: Record<string, (r: Raw, y: number) => Row> = {
   cost: (r, y) => {
     const { c, p } = periodsOf(r, y);
     const [cost, noe] = [c.inc('operating_cost'), c.inc('non_operating_expenses')];
-    const costChange = qchange(cost, p.inc('operating_cost'));
-    const revenueChange = qchange(rev(c), rev(p));
-    return {
+    const row: Row = {};
+    const costChange = guarded(row, 'operating_cost_change_rate', cost, p.inc('operating_cost'), rev(p));
+    const revenueChange = guarded(row, 'revenue_change_rate', rev(c), rev(p), rev(p));
+    const noeChange = guarded(
+      row,
+      'non_operating_expenses_change_rate',
+      noe,
+      p.inc('non_operating_expenses'),
+      rev(p),
+    );
+    return Object.assign(row, {
       operating_cost: qwan(cost),
       non_operating_expenses: qwan(noe),
       operating_cost_share: costShare(c),
       non_operating_expenses_share: qpct(noe, qadd(cost, noe)),
       operating_cost_share_change: qsub(costShare(c), costShare(p)),
       operating_cost_change_rate: costChange,
-      non_operating_expenses_change_rate: qchange(noe, p.inc('non_operating_expenses')),
+      non_operating_expenses_change_rate: noeChange,
       revenue_change_rate: revenueChange,
       cost_revenue_growth_gap: qsub(costChange, revenueChange),
-    };
+    });
   },
   revenue_cost_alignment: (r, y) => {
     const { c, p } = periodsOf(r, y);
     const revenueWeight: Formula = (x) => qpct(rev(x), qadd(rev(x), x.inc('non_operating_income')));
     const difference: Formula = (x) => qsub(revenueWeight(x), costShare(x));
     const costRatio: Formula = (x) => qpct(x.inc('operating_cost'), rev(x));
-    const revenueChange = qchange(rev(c), rev(p));
-    const costChange = qchange(c.inc('operating_cost'), p.inc('operating_cost'));
-    return {
+    const row: Row = {};
+    const revenueChange = guarded(row, 'revenue_change_rate', rev(c), rev(p), rev(p));
+    const costChange = guarded(
+      row,
+      'operating_cost_change_rate',
+      c.inc('operating_cost'),
+      p.inc('operating_cost'),
+      rev(p),
+    );
+    return Object.assign(row, {
       revenue_weight: revenueWeight(c),
       cost_weight: costShare(c),
       weight_difference: difference(c),
@@ -233,19 +277,20 @@ const EXPECTED: Record<string, (r: Raw, y: number) => Row> = {
       cost_to_revenue_ratio_change: qsub(costRatio(c), costRatio(p)),
       gross_margin: grossMargin(c),
       gross_margin_change: qsub(grossMargin(c), grossMargin(p)),
-    };
+    });
   },
   expense: (r, y) => {
     const { c, p } = periodsOf(r, y);
     const ratio: Formula = (x) => qpct(totalExpenses(x), rev(x));
-    const row: Row = {
+    const row: Row = {};
+    Object.assign(row, {
       total_period_expenses: qwan(totalExpenses(c)),
       total_period_expenses_change_rate: qchange(totalExpenses(c), totalExpenses(p)),
-      revenue_change_rate: qchange(rev(c), rev(p)),
+      revenue_change_rate: guarded(row, 'revenue_change_rate', rev(c), rev(p), rev(p)),
       period_expense_ratio: ratio(c),
       period_expense_ratio_change: qsub(ratio(c), ratio(p)),
-    };
-    for (const k of EXPENSES) amountAndChange(row, k, inc(k), c, p);
+    });
+    for (const k of EXPENSES) amountAndChange(row, k, inc(k), c, p, revenueScale);
     return row;
   },
   key_income_items: (r, y) => {
@@ -253,7 +298,7 @@ const EXPECTED: Record<string, (r: Raw, y: number) => Row> = {
     const row: Row = {};
     amountAndChange(row, 'gross_profit', grossProfit, c, p);
     for (const k of [...EXPENSES, 'income_tax_expense', 'operating_profit', 'net_profit']) {
-      amountAndChange(row, k, inc(k), c, p);
+      amountAndChange(row, k, inc(k), c, p, revenueScale);
     }
     return row;
   },
@@ -261,7 +306,7 @@ const EXPECTED: Record<string, (r: Raw, y: number) => Row> = {
     const { c, p } = periodsOf(r, y);
     const op = c.inc('operating_profit');
     const row: Row = {};
-    amountAndChange(row, 'operating_profit', inc('operating_profit'), c, p);
+    amountAndChange(row, 'operating_profit', inc('operating_profit'), c, p, revenueScale);
     const items: [string, 1 | -1][] = [
       ['taxes_and_dues', -1],
       ['other_income', 1],
@@ -292,8 +337,8 @@ const EXPECTED: Record<string, (r: Raw, y: number) => Row> = {
       non_operating_net_share: qpct(net, tp === null ? null : qabs(tp)),
       non_operating_income_to_revenue: qpct(c.inc('non_operating_income'), rev(c)),
     };
-    amountAndChange(row, 'non_operating_income', inc('non_operating_income'), c, p);
-    amountAndChange(row, 'non_operating_expenses', inc('non_operating_expenses'), c, p);
+    amountAndChange(row, 'non_operating_income', inc('non_operating_income'), c, p, revenueScale);
+    amountAndChange(row, 'non_operating_expenses', inc('non_operating_expenses'), c, p, revenueScale);
     return row;
   },
   net_profit: (r, y) => {
@@ -310,27 +355,31 @@ const EXPECTED: Record<string, (r: Raw, y: number) => Row> = {
       'continuing_ops_net_profit',
       'discontinued_ops_net_profit',
     ]) {
-      amountAndChange(row, k, inc(k), c, p);
+      amountAndChange(row, k, inc(k), c, p, revenueScale);
     }
     return row;
   },
   growth_quality_analysis: (r, y) => {
     const { c, p } = periodsOf(r, y);
-    const revenueChange = qchange(rev(c), rev(p));
-    const row: Row = { revenue_change_rate: revenueChange };
+    const row: Row = {};
+    const revenueChange = guarded(row, 'revenue_change_rate', rev(c), rev(p), rev(p));
+    row.revenue_change_rate = revenueChange;
     for (const [k, gap] of [
       ['accounts_receivable', 'receivable_growth_gap'],
       ['inventory', 'inventory_growth_gap'],
     ] as const) {
-      amountAndChange(row, k, (x) => x.bal(k), c, p);
+      amountAndChange(row, k, (x) => x.bal(k), c, p, assetScale);
       row[gap] = qsub(row[`${k}_change_rate`] ?? null, revenueChange);
+      const reason = REASONS.get(row)?.[`${k}_change_rate`] ?? REASONS.get(row)?.revenue_change_rate;
+      if (reason) REASONS.set(row, { ...REASONS.get(row), [gap]: reason });
     }
     return row;
   },
   other_comprehensive_income: (r, y) => {
     const { c, p } = periodsOf(r, y);
     const row: Row = {};
-    for (const k of [...OCI_KEYS, 'total_comprehensive_income']) amountAndChange(row, k, inc(k), c, p);
+    for (const k of [...OCI_KEYS, 'total_comprehensive_income'])
+      amountAndChange(row, k, inc(k), c, p, revenueScale);
     return row;
   },
   gross_profit: (r, y) => {
@@ -357,7 +406,7 @@ const EXPECTED: Record<string, (r: Raw, y: number) => Row> = {
     const row: Row = {};
     for (const k of ['basic_eps', 'diluted_eps']) {
       row[k] = c.inc(k);
-      row[`${k}_change_rate`] = qchange(c.inc(k), p.inc(k));
+      row[`${k}_change_rate`] = guarded(row, `${k}_change_rate`, c.inc(k), p.inc(k), null);
     }
     return row;
   },
@@ -378,7 +427,8 @@ function expectedRiskCodes(slug: string, r: Raw, year: number): string[] {
       break;
     case 'expense':
       for (const k of EXPENSES) {
-        if (gt(v(`${k}_change_rate`), 30) && lt(v('revenue_change_rate'), 10)) {
+        const material = qcmp(qpct(qabs(c.inc(k) ?? int(0)), rev(c))!, int(2)) >= 0;
+        if (material && gt(v(`${k}_change_rate`), 30) && lt(v('revenue_change_rate'), 10)) {
           codes.push('expense.growth_outpaces_revenue');
         }
       }
@@ -400,30 +450,28 @@ function expectedRiskCodes(slug: string, r: Raw, year: number): string[] {
       if (lt(v('effective_tax_rate'), 0)) codes.push('net_profit.effective_tax_rate_negative');
       if (gt(v('effective_tax_rate'), 40)) codes.push('net_profit.effective_tax_rate_high');
       break;
-    case 'growth_quality_analysis':
-      if (gt(v('receivable_growth_gap'), 20))
+    case 'growth_quality_analysis': {
+      const material = (k: string) => qcmp(qpct(c.bal(k) ?? int(0), c.bal('total_assets'))!, int(5)) >= 0;
+      if (material('accounts_receivable') && gt(v('receivable_growth_gap'), 20))
         codes.push('growth_quality_analysis.receivable_growth_gap_high');
-      if (gt(v('inventory_growth_gap'), 20)) codes.push('growth_quality_analysis.inventory_growth_gap_high');
+      if (material('inventory') && gt(v('inventory_growth_gap'), 20))
+        codes.push('growth_quality_analysis.inventory_growth_gap_high');
       break;
-    case 'other_comprehensive_income':
-      if (
-        !r.years.some((y) =>
-          r.keys(y, 'income').some((k) => k.startsWith('oci_') || k === 'total_comprehensive_income'),
-        )
-      ) {
-        codes.push('other_comprehensive_income.not_available');
-      }
-      break;
-    case 'eps_fluctuations':
-      if (!r.years.some((y) => r.keys(y, 'income').some((k) => k.endsWith('_eps')))) {
-        codes.push('eps_fluctuations.not_available');
-      }
-      break;
+    }
+    // other_comprehensive_income and eps_fluctuations: a missing line is a data note (data_gaps), not a risk.
   }
   return codes.sort();
 }
 
-const rounded = (row: Row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, r2(v)]));
+const rounded = (row: Row) => {
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(row).map(([k, v]) => [k, r2(v)]));
+  const reasons = REASONS.get(row);
+  if (reasons) out.null_reasons = reasons;
+  return out;
+};
+
+/** sp_result without its data notes (asserted by the tests of data gaps). */
+const withoutNotes = ({ data_gaps: _gaps, ...rest }: Record<string, unknown>) => rest;
 
 describe.each(FIXTURES)('overview and income modules, golden values: %s', (name) => {
   const raw = loadFixture(name);
@@ -435,7 +483,7 @@ describe.each(FIXTURES)('overview and income modules, golden values: %s', (name)
     const rows = new Map(r.years.map((y) => [y, EXPECTED[slug]!(r, y)]));
     const series = r.years.map((y) => ({ year: y, ...rounded(rows.get(y)!) }));
     const { sp_result, risk_items } = run(report, slug);
-    expect(sp_result).toEqual({ released_year: latest, ...rounded(rows.get(latest)!), series });
+    expect(withoutNotes(sp_result)).toEqual({ released_year: latest, ...rounded(rows.get(latest)!), series });
     expect(risk_items.map((i) => i.code).sort()).toEqual(expectedRiskCodes(slug, r, latest));
     for (const item of risk_items) expect(item.message).toContain(String(latest));
   });
@@ -911,8 +959,9 @@ describe('risk rules on crafted reports', () => {
     const { sp_result, risk_items } = run(report, 'other_comprehensive_income');
     expect(sp_result).toMatchObject({
       oci_net_of_tax: -1,
-      // −10 000 against 20 000: −150%
-      oci_net_of_tax_change_rate: -150,
+      // −10 000 against 20 000: the sign changed, so no percentage (n.m.) — the reason beside it
+      oci_net_of_tax_change_rate: null,
+      null_reasons: { oci_net_of_tax_change_rate: 'sign_change' },
       oci_fx_translation_difference: -1,
       oci_afs_fv_change: null,
       total_comprehensive_income: 14,
@@ -928,16 +977,21 @@ describe('risk rules on crafted reports', () => {
       { 2023: { income: income() }, 2024: { income: income() } },
       { standard: 'small_enterprise' },
     );
-    expect(run(small, 'other_comprehensive_income').risk_items).toEqual([
+    // A line the standard does not have is a data note, not a risk.
+    const smallOut = run(small, 'other_comprehensive_income');
+    expect(smallOut.risk_items).toEqual([]);
+    expect(smallOut.sp_result.data_gaps).toEqual([
       {
-        level: 'info',
         code: 'other_comprehensive_income.not_available',
+        gap: 'other_comprehensive_income_lines',
         message:
           '2023—2024年按小企业会计准则编制的利润表不列示其他综合收益，其他综合收益分析的各项指标为空。',
       },
     ]);
     const none = makeReport({ 2023: { income: income() }, 2024: { income: income() } });
-    expect(run(none, 'other_comprehensive_income').risk_items.map((i) => i.message)).toEqual([
+    const noneOut = run(none, 'other_comprehensive_income');
+    expect(noneOut.risk_items).toEqual([]);
+    expect((noneOut.sp_result.data_gaps as { message: string }[]).map((g) => g.message)).toEqual([
       '2023—2024年的利润表未提交其他综合收益及综合收益总额项目，其他综合收益分析的各项指标为空。',
     ]);
   });
@@ -976,10 +1030,12 @@ describe('risk rules on crafted reports', () => {
       { 2023: { income: income() }, 2024: { income: income() } },
       { standard: 'small_enterprise' },
     );
-    expect(run(small, 'eps_fluctuations').risk_items).toEqual([
+    const smallOut = run(small, 'eps_fluctuations');
+    expect(smallOut.risk_items).toEqual([]);
+    expect(smallOut.sp_result.data_gaps).toEqual([
       {
-        level: 'info',
         code: 'eps_fluctuations.not_available',
+        gap: 'eps_lines',
         message: '2023—2024年按小企业会计准则编制的利润表不列示每股收益，每股收益分析的各项指标为空。',
       },
     ]);

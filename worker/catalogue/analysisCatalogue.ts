@@ -4,9 +4,18 @@
  * documented is what is computed. Served by the API and rendered to docs/analysis-catalogue.md.
  */
 import { CORE_RISK_FIELDS, CORE_RISK_LABEL, CORE_RISK_SLUG } from '../engine/coreRisk.ts';
+import { NULL_REASONS } from '../engine/materiality.ts';
 import type { FieldDoc, RiskRuleDoc, SectionId } from '../engine/module.ts';
 import { SECTIONS } from '../engine/module.ts';
 import { ANALYSIS_MODULES } from '../engine/registry.ts';
+import {
+  ALTMAN_BANDS,
+  BENEISH_DEDUCTION,
+  BENEISH_THRESHOLD,
+  DANGER_CHECK_CAP,
+  GRADES,
+  SCORECARD_FACTORS,
+} from '../engine/verdict.ts';
 import { LINE_ITEMS } from './lineItems.ts';
 
 export interface CatalogueField {
@@ -46,12 +55,39 @@ export interface CatalogueLine {
   note: string | null;
 }
 
+export interface CatalogueScorecard {
+  method: string;
+  factors: Array<{
+    dimension: string;
+    slug: string;
+    key: string;
+    label: string;
+    weight: number;
+    bands: number[];
+    source: string;
+  }>;
+  altman_bands: Record<string, number[]>;
+  beneish: { threshold: number; deduction: number };
+  grades: Array<{ grade: string; label: string; min_score: number }>;
+}
+
 export interface AnalysisCatalogue {
   sections: Array<{ id: SectionId; label: string }>;
   risk_levels: string[];
   items: CatalogueItem[];
   line_items: CatalogueLine[];
+  /** Contract 2: reason code → Chinese explanation of a null value. */
+  null_reasons: Record<string, string>;
+  /** The verdict's scorecard: every factor, weight and threshold. */
+  scorecard: CatalogueScorecard;
 }
+
+export const SCORECARD_METHOD =
+  '功效系数法（简化）：各因子按五档标准值（优秀/良好/平均/较低/较差）计分为100/75/50/25/0，档间线性插值，优于优秀值得100分、劣于较差值得0分（越低越好的因子档位递增）；' +
+  '总分 = 有值因子得分按权重加权平均（缺值因子不参与，权重重新归一）；各因子的影响 effect = 权重占比 × (得分 − 50)，即相对“平均值”水平50分的加减分，总分 = 50 + Σ effect；' +
+  `报表数据核对出现危险级不一致（数据不可靠）时总分封顶${DANGER_CHECK_CAP}（最高为C级），削减的分数计入“报表数据核对”因子的 effect；` +
+  `Beneish M值高于${BENEISH_THRESHOLD}时再扣${BENEISH_DEDUCTION}分；总分限定在0–100。等级：A 低风险 ≥ 75，B 较低风险 ≥ 60，C 中等风险 ≥ 45，D 较高风险 ≥ 30，E 高风险 < 30。` +
+  'drivers 取 |effect| 最大的3–5个因子（至少3个，最多5个，effect为0的因子只在不足3个时补足）。标准值为国资委《企业绩效评价标准值》全国国有企业·全行业（第三方转录、版本年份未注明，仅作参考）。';
 
 const field = (f: FieldDoc): CatalogueField => ({
   key: f.key,
@@ -78,7 +114,7 @@ function build(): AnalysisCatalogue {
       section_label: SECTIONS.core_risk,
       kind: 'aggregate',
       description:
-        '汇总其他各分析项的全部风险项：按分析项分组，统计各等级数量，并按严重程度列出最重要的风险。',
+        '汇总其他各分析项的风险项（仅风险：数据缺失提示列入 data_gaps，积极信号列入 strengths，均不计数）：按分析项分组，统计各等级数量，按严重程度列出最重要的风险；并按评分卡（见“Verdict scorecard”）给出总体判断 verdict。',
       fields: CORE_RISK_FIELDS.map(field),
       risk_rules: [],
     },
@@ -99,6 +135,22 @@ function build(): AnalysisCatalogue {
     sections: (Object.keys(SECTIONS) as SectionId[]).map((id) => ({ id, label: SECTIONS[id] })),
     risk_levels: ['info', 'warning', 'danger'],
     items,
+    null_reasons: { ...NULL_REASONS },
+    scorecard: {
+      method: SCORECARD_METHOD,
+      factors: SCORECARD_FACTORS.map((f) => ({
+        dimension: f.dimension,
+        slug: f.slug,
+        key: f.key,
+        label: f.label,
+        weight: f.weight,
+        bands: [...f.bands],
+        source: f.source,
+      })),
+      altman_bands: Object.fromEntries(Object.entries(ALTMAN_BANDS).map(([k, v]) => [k, [...v]])),
+      beneish: { threshold: BENEISH_THRESHOLD, deduction: BENEISH_DEDUCTION },
+      grades: GRADES.map((g) => ({ grade: g.grade, label: g.label, min_score: g.min })),
+    },
     line_items: LINE_ITEMS.map((line) => ({
       key: line.key,
       sheet: line.sheet,

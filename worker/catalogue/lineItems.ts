@@ -728,6 +728,17 @@ const INCOME: readonly Entry[] = [
   { key: 'diluted_eps', group: 'eps', nameZh: '稀释每股收益', standards: GENERAL, note: 'yuan per share' },
 ];
 
+/** Finance-company operating lines of a consolidated cash flow statement (general standards). */
+function finance(group: 'operating_in' | 'operating_out', lines: readonly [string, string][]): Entry[] {
+  return lines.map(([key, nameZh]) => ({
+    key,
+    group,
+    nameZh,
+    standards: GENERAL,
+    note: '合并报表含金融类子公司（如财务公司）时列示',
+  }));
+}
+
 // 现金流量表 (会企03表 / 会小企03表), direct method, top to bottom.
 const CASH_FLOW: readonly Entry[] = [
   {
@@ -738,6 +749,15 @@ const CASH_FLOW: readonly Entry[] = [
     note: 'small_enterprise: 销售产成品、商品、提供劳务收到的现金',
   },
   { key: 'tax_refund', group: 'operating_in', nameZh: '收到的税费返还', standards: GENERAL },
+  // Finance-company lines of a consolidated statement (e.g. a group with a 财务公司): part of the operating
+  // subtotals, so a statement carrying them adds up only with them.
+  ...finance('operating_in', [
+    ['customer_deposits_net_increase', '客户存款和同业存放款项净增加额'],
+    ['central_bank_borrowings_net_increase', '向中央银行借款净增加额'],
+    ['placements_from_banks_net_increase', '拆入资金净增加额'],
+    ['repurchase_funds_net_increase', '回购业务资金净增加额'],
+    ['interest_fee_commission_received', '收取利息、手续费及佣金的现金'],
+  ]),
   { key: 'other_op_cash_in', group: 'operating_in', nameZh: '收到其他与经营活动有关的现金', standards: ALL },
   {
     key: 'op_cash_in_total',
@@ -766,6 +786,12 @@ const CASH_FLOW: readonly Entry[] = [
     standards: ALL,
     note: 'small_enterprise: 支付的税费',
   },
+  ...finance('operating_out', [
+    ['customer_loans_net_increase', '客户贷款及垫款净增加额'],
+    ['central_bank_deposits_net_increase', '存放中央银行和同业款项净增加额'],
+    ['placements_with_banks_net_increase', '拆出资金净增加额'],
+    ['interest_fee_commission_paid', '支付利息、手续费及佣金的现金'],
+  ]),
   {
     key: 'other_op_cash_out',
     group: 'operating_out',

@@ -66,6 +66,8 @@ export function renderCatalogueMarkdown(catalogue: AnalysisCatalogue = analysisC
     if (items.length === 0) continue;
     out.push(`- ${section.label}: ${items.map((item) => `[\`${item.slug}\`](#${item.slug})`).join(', ')}`);
   }
+  out.push('- [Not-meaningful values](#not-meaningful-values)');
+  out.push('- [Verdict scorecard](#verdict-scorecard)');
   out.push('- [Statement lines](#statement-lines)');
   for (const section of catalogue.sections) {
     const items = catalogue.items.filter((item) => item.section === section.id);
@@ -96,6 +98,44 @@ export function renderCatalogueMarkdown(catalogue: AnalysisCatalogue = analysisC
       }
     }
   }
+  out.push('');
+  out.push('## Not-meaningful values');
+  out.push('');
+  out.push(
+    'A value that is null for a stated reason has its reason code in `null_reasons` beside it (the flat',
+  );
+  out.push('latest-year keys and each `series` entry; `items[]` rows of the change-rate items likewise).');
+  out.push('');
+  out.push('| code | 说明 |');
+  out.push('|---|---|');
+  for (const [code, text] of Object.entries(catalogue.null_reasons))
+    out.push(`| \`${code}\` | ${cell(text)} |`);
+  out.push('');
+  out.push('## Verdict scorecard');
+  out.push('');
+  out.push(cell(catalogue.scorecard.method));
+  out.push('');
+  out.push('| dimension | slug.key | 因子 | weight | 优秀 / 良好 / 平均 / 较低 / 较差 | source |');
+  out.push('|---|---|---|---|---|---|');
+  for (const f of catalogue.scorecard.factors) {
+    out.push(
+      `| ${cell(f.dimension)} | \`${f.slug}.${f.key}\` | ${cell(f.label)} | ${f.weight} | ${f.bands.join(' / ')} | ${cell(f.source)} |`,
+    );
+  }
+  out.push('');
+  out.push('Altman bands per headline model (优秀 / 良好 / 平均 / 较低 / 较差):');
+  out.push('');
+  for (const [model, bands] of Object.entries(catalogue.scorecard.altman_bands)) {
+    out.push(`- \`${model}\`: ${bands.join(' / ')}`);
+  }
+  out.push('');
+  out.push(
+    `Beneish: M > ${catalogue.scorecard.beneish.threshold} deducts ${catalogue.scorecard.beneish.deduction} points.`,
+  );
+  out.push('');
+  out.push('| grade | label | min score |');
+  out.push('|---|---|---|');
+  for (const g of catalogue.scorecard.grades) out.push(`| ${g.grade} | ${g.label} | ${g.min_score} |`);
   out.push('');
   out.push('## Statement lines');
   out.push('');

@@ -2,8 +2,10 @@
  * Read access to one normalised report, built once per batch of slugs and shared by every module.
  * Amounts are parsed to Decimal lazily and memoised; a missing sheet, line or column reads as null.
  */
+import { findLineItem } from '../catalogue/lineItems.ts';
 import type { LineAmounts, NormalisedReport, SheetLines, SheetType } from '../types.ts';
 import { average, type Num, parseAmount, rateOfChange, sub } from './decimal.ts';
+import { growthNullReason, type NullReason, priorScale } from './materiality.ts';
 
 export interface ReportContext {
   readonly report: NormalisedReport;
@@ -23,9 +25,10 @@ export interface ReportContext {
   /** The previous-period column of the same year's statement: `last_year_amount` or `beginning_balance`. */
   prior(year: number, sheet: SheetType, key: string): Num;
   /**
-   * The prior period's amount for comparisons: the previous submitted year's current column when that year was
-   * submitted (even if the line is missing there — no mixing of sources within one comparison), otherwise this
-   * year's own previous column (the first submitted year).
+   * The prior period's amount for comparisons: this year's own previous column (上年金额 / 年初余额) when submitted —
+   * the comparative as the later statement presents it, restated where a retrospective adjustment was made
+   * (CAS 28), so a growth rate never mixes a restated and an unrestated base — otherwise the previous submitted
+   * year's current column.
    */
   priorPeriod(year: number, sheet: SheetType, key: string): Num;
   /** (beginning + ending balance) / 2 of the same year's balance sheet; null if either balance is missing. */
@@ -35,6 +38,11 @@ export interface ReportContext {
    * once per report and line, however many modules ask.
    */
   lineChangeRate(year: number, sheet: SheetType, key: string): Num;
+  /**
+   * Why `lineChangeRate` is null although both amounts exist (materiality.ts): `tiny_base` or `sign_change`;
+   * null when the rate is meaningful (or missing for want of an amount).
+   */
+  lineChangeReason(year: number, sheet: SheetType, key: string): NullReason | null;
   /** `line − priorPeriod` of one line (the amount change behind `lineChangeRate`), computed once per report. */
   lineChange(year: number, sheet: SheetType, key: string): Num;
   /**
@@ -52,6 +60,7 @@ interface LineMemo {
   previous?: Num;
   change?: Num;
   changeRate?: Num;
+  changeReason?: NullReason | null;
 }
 
 /** One sheet of one year: its submitted lines by item key (none when the sheet is missing). */
@@ -81,6 +90,7 @@ function sheetMemo(lines: SheetLines | undefined): SheetMemo {
       previous: undefined,
       change: undefined,
       changeRate: undefined,
+      changeReason: undefined,
     });
   }
   return { submitted: lines !== undefined, lines: memos, keys };
@@ -133,8 +143,10 @@ export function createContext(report: NormalisedReport): ReportContext {
 
   const previousYear = (year: number): number | null => (byYear.has(year - 1) ? year - 1 : null);
   const priorPeriod = (year: number, sheet: SheetType, key: string): Num => {
+    const own = prior(year, sheet, key);
+    if (own !== null) return own;
     const prev = previousYear(year);
-    return prev === null ? prior(year, sheet, key) : line(prev, sheet, key);
+    return prev === null ? null : line(prev, sheet, key);
   };
 
   const lineChange = (year: number, sheet: SheetType, key: string): Num => {
@@ -142,6 +154,21 @@ export function createContext(report: NormalisedReport): ReportContext {
     if (memo === undefined) return null;
     if (memo.change === undefined) memo.change = sub(line(year, sheet, key), priorPeriod(year, sheet, key));
     return memo.change;
+  };
+
+  const changeReason = (year: number, sheet: SheetType, key: string): NullReason | null => {
+    const memo = lineMemo(year, sheet, key);
+    if (memo === undefined) return null;
+    if (memo.changeReason === undefined) {
+      // A per-share line (每股收益, 元/股) has no statement scale to be tiny against.
+      const perShare = findLineItem(sheet, key)?.group === 'eps';
+      memo.changeReason = growthNullReason(
+        line(year, sheet, key),
+        priorPeriod(year, sheet, key),
+        perShare ? null : priorScale(ctx, year, sheet),
+      );
+    }
+    return memo.changeReason;
   };
 
   const memos = new Map<(ctx: ReportContext, year: number) => unknown, Map<number, unknown>>();
@@ -165,11 +192,14 @@ export function createContext(report: NormalisedReport): ReportContext {
       const memo = lineMemo(year, sheet, key);
       if (memo === undefined) return null;
       if (memo.changeRate === undefined) {
-        // changeRate(line, priorPeriod), from the memoised change.
-        memo.changeRate = rateOfChange(lineChange(year, sheet, key), priorPeriod(year, sheet, key));
+        const reason = changeReason(year, sheet, key);
+        // changeRate(line, priorPeriod), from the memoised change; null when not meaningful.
+        memo.changeRate =
+          reason === null ? rateOfChange(lineChange(year, sheet, key), priorPeriod(year, sheet, key)) : null;
       }
       return memo.changeRate;
     },
+    lineChangeReason: (year, sheet, key) => changeReason(year, sheet, key),
     memo<T>(compute: (ctx: ReportContext, year: number) => T, year: number): T {
       let byYearValues = memos.get(compute);
       if (byYearValues === undefined) {

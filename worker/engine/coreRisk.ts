@@ -10,12 +10,62 @@
  *   included with zero counts, each with its own counts and its risk items as raised;
  * - top_risks: at most CORE_RISK_TOP_N items, danger before warning before info; ties keep the module order
  *   and, within a module, the module's own order.
+ * - verdict, scorecard: the scorecard's grade, score and drivers (verdict.ts);
+ * - data_gaps, strengths: the data notes and positive signals the modules reported apart from their risks.
+ * Risk items only are counted: data notes and strengths never are.
  * Its own risk_items are the top risks, each message prefixed with 【module label】, each keeping the code of
  * the rule that raised it: the section reads as the report's short list of what matters most.
  */
 
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
 import type { FieldDoc } from './module.ts';
+import { buildVerdict, MIN_WEIGHT_SHARE } from './verdict.ts';
+
+/** A data note as a module reports it in `sp_result.data_gaps` (see registry.ts `separateNotes`). */
+export interface ModuleDataGap {
+  code: string;
+  gap: string;
+  message: string;
+}
+
+/** One entry of core_risk_insight's `data_gaps`: one per gap, whichever modules reported it. */
+export interface DataGap {
+  code: string;
+  message: string;
+  /** Slugs whose indicators the gap leaves empty or incomplete. */
+  disables: string[];
+}
+
+export interface Strength {
+  slug: string;
+  code: string;
+  message: string;
+}
+
+/** Messages of the gaps several modules report (otherwise the first module's message is used). */
+export const DATA_GAP_MESSAGES: Readonly<Record<string, string>> = {
+  cash_flow_statement:
+    '未提交现金流量表（全部或部分年度）：现金流量分析、现金流量表核对与勾稽核对的相应年度无法进行。',
+};
+
+function collectNotes(sources: readonly AnalysisOutput[]): { data_gaps: DataGap[]; strengths: Strength[] } {
+  const gaps = new Map<string, DataGap>();
+  const strengths: Strength[] = [];
+  for (const o of sources) {
+    for (const g of (o.sp_result.data_gaps as ModuleDataGap[] | undefined) ?? []) {
+      const entry = gaps.get(g.gap);
+      if (entry) {
+        if (!entry.disables.includes(o.slug)) entry.disables.push(o.slug);
+      } else {
+        gaps.set(g.gap, { code: g.gap, message: DATA_GAP_MESSAGES[g.gap] ?? g.message, disables: [o.slug] });
+      }
+    }
+    for (const st of (o.sp_result.strengths as { code: string; message: string }[] | undefined) ?? []) {
+      strengths.push({ slug: o.slug, code: st.code, message: st.message });
+    }
+  }
+  return { data_gaps: [...gaps.values()], strengths };
+}
 
 export const CORE_RISK_SLUG = 'core_risk_insight';
 export const CORE_RISK_LABEL = '核心风险洞察';
@@ -99,6 +149,15 @@ export function buildCoreRiskInsight(
           ? 'info'
           : null;
 
+  const { verdict, scorecard, incomplete } = buildVerdict(sources);
+  const notes = collectNotes(sources);
+  if (incomplete) {
+    notes.data_gaps.push({
+      code: 'scorecard_incomplete',
+      message: `评分卡中可计算的财务因子权重不足${MIN_WEIGHT_SHARE}%（缺少报表或项目），综合评分与评级仅供参考。`,
+      disables: [CORE_RISK_SLUG],
+    });
+  }
   return {
     slug: CORE_RISK_SLUG,
     sp_result: {
@@ -107,6 +166,9 @@ export function buildCoreRiskInsight(
       highest_level,
       modules,
       top_risks,
+      verdict,
+      ...notes,
+      scorecard,
     },
     risk_items: top_risks.map((entry) => ({
       level: entry.level,
@@ -122,7 +184,7 @@ export const CORE_RISK_FIELDS: readonly FieldDoc[] = [
     key: 'total_count',
     label: '风险提示总数',
     unit: '个',
-    formula: '各分析模块风险提示条数之和',
+    formula: '各分析模块风险提示条数之和（仅风险，不含数据缺失提示与积极信号）',
     inputs: [],
   },
   {
@@ -153,6 +215,54 @@ export const CORE_RISK_FIELDS: readonly FieldDoc[] = [
     formula: '出现过的最严重等级：danger > warning > info',
     inputs: [],
     note: '文本取值（danger / warning / info），无任何风险提示时为空。',
+  },
+  {
+    key: 'verdict.score',
+    label: '综合评分',
+    unit: '个',
+    formula: '评分卡加权得分（0–100，100为最健康，2位小数），见“Verdict scorecard”',
+    inputs: [],
+    note: 'verdict = { grade, label, score, drivers }。',
+  },
+  {
+    key: 'verdict.grade',
+    label: '风险等级',
+    unit: '个',
+    formula:
+      'A ≥ 75 低风险，B ≥ 60 较低风险，C ≥ 45 中等风险，D ≥ 30 较高风险，E < 30 高风险（label 为对应中文）',
+    inputs: [],
+    note: '文本取值 A–E。',
+  },
+  {
+    key: 'verdict.drivers[].effect',
+    label: '因子影响分',
+    unit: '个',
+    formula:
+      '该因子使总分偏离50分（平均值水平）的分数：权重占比 × (因子得分 − 50)；负值表示风险更高。每个 driver 含 slug、key、label、value（因子取值）、effect，按 |effect| 降序，3–5个',
+    inputs: [],
+  },
+  {
+    key: 'scorecard[]',
+    label: '评分卡明细',
+    unit: '个',
+    formula: '每个因子一行：slug、key、label、dimension、weight、value、score（0–100，无值为空）、effect',
+    inputs: [],
+  },
+  {
+    key: 'data_gaps[]',
+    label: '数据缺失提示',
+    unit: '个',
+    formula: '各分析项报告的缺失报表或项目，每种缺失一条：code、message、disables（受影响的分析项 slug）',
+    inputs: [],
+    note: '数据提示不是风险，不计入任何风险数量。',
+  },
+  {
+    key: 'strengths[]',
+    label: '积极信号',
+    unit: '个',
+    formula: '各分析项报告的积极信号（如 Piotroski F值 ≥ 8、Altman 安全区）：slug、code、message',
+    inputs: [],
+    note: '不计入任何风险数量。',
   },
   {
     key: 'modules[].total_count',

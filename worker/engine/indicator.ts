@@ -6,6 +6,7 @@ import type { Decimal } from 'decimal.js';
 import type { RiskItem } from '../types.ts';
 import type { ReportContext } from './context.ts';
 import { changeRate, format2, type Num, num, round2 } from './decimal.ts';
+import { isMaterialLine } from './materiality.ts';
 import type { AnalysisModule, MetricDef, RiskRule, SectionId, Unit } from './module.ts';
 
 export interface IndicatorModuleDef {
@@ -63,16 +64,26 @@ export function defineIndicatorModule(def: IndicatorModuleDef): AnalysisModule {
       );
       // Each year's values rounded once: the latest year's row is both the top level and the last series entry.
       const series = ctx.years.map((year) => {
-        const row: Record<string, number | null> = { year };
+        const row: Record<string, unknown> = { year };
         const yearValues = values.get(year)!;
+        let reasons: Record<string, string> | undefined;
         def.metrics.forEach((m, i) => {
-          row[m.key] = round2(yearValues[i]!);
+          const value = round2(yearValues[i]!);
+          row[m.key] = value;
+          const reason = value === null && m.nullReason ? m.nullReason(ctx, year) : null;
+          if (reason !== null) {
+            reasons ??= {};
+            reasons[m.key] = reason;
+          }
         });
+        // Contract 2: beside the values, only when some value is null for a stated reason.
+        if (reasons) row.null_reasons = reasons;
         return row;
       });
       const latest = series.at(-1)!;
       const sp_result: Record<string, unknown> = { released_year: ctx.latestYear };
       for (const m of def.metrics) sp_result[m.key] = latest[m.key];
+      if (latest.null_reasons) sp_result.null_reasons = latest.null_reasons;
       sp_result.series = series;
       const risk_items: RiskItem[] = [];
       for (const rule of prepared) {
@@ -92,6 +103,8 @@ function evaluateRule(
   const year = ctx.latestYear;
   const value = values.get(year)?.[index] ?? null;
   if (value === null) return null;
+  if (rule.materialLine && !isMaterialLine(ctx, year, rule.materialLine.sheet, rule.materialLine.key))
+    return null;
 
   if (rule.kind === 'decline') {
     const priorYear = ctx.previousYear(year);

@@ -2,6 +2,8 @@
  * Chinese names of the balance-sheet lines the engine reports on, in statement order (the spec's main
  * item_name values). Local to the engine so it does not depend on the submission catalogue.
  */
+import { findLineItem } from '../catalogue/lineItems.ts';
+
 const BALANCE_LINE_LABELS: Readonly<Record<string, string>> = {
   cash_and_equivalents: '货币资金',
   financial_assets_held_for_trading: '交易性金融资产',
@@ -46,7 +48,7 @@ const BALANCE_LINE_ORDER = new Map(Object.keys(BALANCE_LINE_LABELS).map((key, i)
 
 /** Chinese name of a balance-sheet line; an unknown key is returned unchanged. */
 export function balanceLineLabel(key: string): string {
-  return BALANCE_LINE_LABELS[key] ?? key;
+  return BALANCE_LINE_LABELS[key] ?? findLineItem('balance', key)?.nameZh ?? key;
 }
 
 /** Sorts balance keys into statement order; keys without a known position follow, alphabetically. */

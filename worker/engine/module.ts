@@ -43,6 +43,11 @@ export interface FieldDoc {
 /** An indicator computed for one year; rounding is applied by the module builder, not here. */
 export interface MetricDef extends FieldDoc {
   compute(ctx: ReportContext, year: number): Num;
+  /**
+   * When the value is null for a stated reason (a growth rate on a tiny base, a sign change): the reason code,
+   * shown in `null_reasons` beside the value (catalogue `null_reasons` explains each code).
+   */
+  nullReason?(ctx: ReportContext, year: number): string | null;
 }
 
 export interface RiskTier {
@@ -60,6 +65,14 @@ export interface RiskRuleDoc {
   readonly description: string;
   /** Message template; `{name}` placeholders are filled by the module. */
   readonly message: string;
+  /**
+   * What the rule raises: a risk (the default); a data note (`data_gap`: a statement or line not submitted —
+   * moved out of risk_items into `sp_result.data_gaps`, never counted as a risk); or a positive signal
+   * (`strength`: moved into `sp_result.strengths`).
+   */
+  readonly role?: 'risk' | 'data_gap' | 'strength';
+  /** For a `data_gap` rule: the gap it reports (one entry per gap in core_risk_insight, whatever raised it). */
+  readonly gap?: string;
 }
 
 /**
@@ -73,6 +86,8 @@ export interface RiskRuleDoc {
 export interface RiskRule extends RiskRuleDoc {
   readonly metric: string;
   readonly kind: 'below' | 'above' | 'decline';
+  /** The rule judges this line's growth or share: it fires only when the line is material (materiality.ts). */
+  readonly materialLine?: { readonly sheet: SheetType; readonly key: string };
 }
 
 export interface ModuleResult {

@@ -2,10 +2,10 @@
  * The catalogue of analysis modules, in presentation order. Adding a module = one file under `modules/` and
  * one line in `ANALYSIS_MODULES`.
  */
-import type { AnalysisOutput, NormalisedReport } from '../types.ts';
+import type { AnalysisOutput, NormalisedReport, RiskItem } from '../types.ts';
 import { createContext } from './context.ts';
-import { buildCoreRiskInsight, CORE_RISK_LABEL, CORE_RISK_SLUG } from './coreRisk.ts';
-import type { AnalysisModule, SectionId } from './module.ts';
+import { buildCoreRiskInsight, CORE_RISK_LABEL, CORE_RISK_SLUG, type ModuleDataGap } from './coreRisk.ts';
+import type { AnalysisModule, RiskRuleDoc, SectionId } from './module.ts';
 import { BALANCE_MODULES, CASH_FLOW_MODULES, COMPREHENSIVE_MODULES } from './modules/balance/index.ts';
 import { balanceSheetCheckModule } from './modules/balanceSheetCheck.ts';
 import { CHECK_MODULES, SIGNAL_MODULES } from './modules/checks/index.ts';
@@ -92,6 +92,38 @@ export function computeAnalysis(report: NormalisedReport, slugs: readonly string
   const ctx = createContext(report);
   return modules.map((module) => {
     const { sp_result, risk_items } = module.compute(ctx);
-    return { slug: module.slug, sp_result, risk_items };
+    return { slug: module.slug, ...separateNotes(sp_result, risk_items) };
   });
+}
+
+/** Rule code → kind, per module (rules are static data). */
+const RULE_KINDS = new Map<string, RiskRuleDoc>(
+  ANALYSIS_MODULES.flatMap((m) => m.riskRules.map((r) => [r.code, r] as const)),
+);
+
+/**
+ * Risks, data notes and strengths apart: an item raised by a `data_gap` rule goes to `sp_result.data_gaps`
+ * ({ code, gap, message }), one raised by a `strength` rule to `sp_result.strengths` ({ code, message });
+ * risk_items keep the risks only. Each array is present only when not empty.
+ */
+function separateNotes(
+  sp_result: Record<string, unknown>,
+  items: readonly RiskItem[],
+): { sp_result: Record<string, unknown>; risk_items: RiskItem[] } {
+  const risk_items: RiskItem[] = [];
+  const data_gaps: ModuleDataGap[] = [];
+  const strengths: { code: string; message: string }[] = [];
+  for (const item of items) {
+    const rule = item.code === undefined ? undefined : RULE_KINDS.get(item.code);
+    if (rule?.role === 'data_gap') {
+      data_gaps.push({ code: rule.code, gap: rule.gap ?? rule.code, message: item.message });
+    } else if (rule?.role === 'strength') {
+      strengths.push({ code: rule.code, message: item.message });
+    } else risk_items.push(item);
+  }
+  if (data_gaps.length === 0 && strengths.length === 0) return { sp_result, risk_items };
+  const notes: Record<string, unknown> = {};
+  if (data_gaps.length > 0) notes.data_gaps = data_gaps;
+  if (strengths.length > 0) notes.strengths = strengths;
+  return { sp_result: { ...sp_result, ...notes }, risk_items };
 }

@@ -7,26 +7,31 @@
  */
 import type { RiskItem } from '../../types.ts';
 import type { ReportContext } from '../context.ts';
-import { format2, type Num, num, pct, round2Wan, sub, toWan } from '../decimal.ts';
+import { format2, type Num, pct, round2Wan, sub, toWan } from '../decimal.ts';
 import { fillTemplate } from '../indicator.ts';
 import { balanceLineLabel, sortBalanceKeys } from '../lineLabels.ts';
 import type { AnalysisModule, RiskRuleDoc } from '../module.ts';
+import {
+  isNegligible,
+  RESTATEMENT_TIERS,
+  restatementCause,
+  restatementLevel,
+  shareText,
+} from './checks/shared.ts';
 
 /**
- * A mismatch is a danger when |difference| ≥ 1% of the previous year's ending total assets (the balance sheet
- * the opening figures should have been carried from), otherwise a warning. Without a positive total-assets
- * figure the share cannot be judged and the mismatch stays a warning.
+ * A restated opening balance (CAS 28 追溯调整), graded by its share of the previous year's ending total assets
+ * (RESTATEMENT_TIERS): info below 1%, warning from 1%, danger from 5%; without a positive total-assets figure
+ * it is a warning. Differences below 1 yuan (or 0.00 万元) are not mismatches. Growth rates use the restated
+ * opening balance (ReportContext.priorPeriod).
  */
 export const OPENING_MISMATCH_RULE: RiskRuleDoc = {
   code: 'balance_sheet.opening_mismatch',
-  tiers: [
-    { level: 'danger', threshold: 1 },
-    { level: 'warning', threshold: 0 },
-  ],
+  tiers: RESTATEMENT_TIERS,
   description:
-    '本年资产负债表某行年初余额与上年年末余额不一致；差额绝对值达到上年末资产总计的1%及以上为危险，其余为警告。',
+    '本年资产负债表某行年初余额与上年年末余额不一致（期初数重述）；差额绝对值低于上年末资产总计的1%为提示，1%及以上为警告，5%及以上为危险；差额不足1元或折合不足0.005万元的不计。消息给出两个金额与可能原因（资产总计同时重述为追溯调整，否则为重分类）；变动率按本年报表的年初余额（重述后基数）计算。',
   message:
-    '{year}年资产负债表“{item}”年初余额为{beginning}万元，与{prior_year}年年末余额{previous_ending}万元不一致，差额{difference}万元{share}。',
+    '{year}年资产负债表“{item}”年初余额为{beginning}万元，与{prior_year}年年末余额{previous_ending}万元不一致，差额{difference}万元{share}；可能原因：{cause}。变动率按重述后的年初余额计算。',
 };
 
 export interface OpeningMismatch {
@@ -110,9 +115,9 @@ function checkOpeningBalances(ctx: ReportContext) {
       if (beginning === null || previousEnding === null) continue;
       checkedPairs += 1;
       // The context shares one Decimal between columns of identical text: equal without comparing digits.
-      if (beginning === previousEnding || beginning.equals(previousEnding)) continue;
-
-      const difference = sub(beginning, previousEnding);
+      if (beginning === previousEnding) continue;
+      const difference = beginning.minus(previousEnding);
+      if (isNegligible(difference, 1)) continue;
       const share = materiality(difference, priorTotalAssets);
       const label = balanceLineLabel(key);
       mismatches.push({
@@ -123,12 +128,8 @@ function checkOpeningBalances(ctx: ReportContext) {
         previous_ending_balance: round2Wan(previousEnding),
         difference: round2Wan(difference),
       });
-      // An unknown share (no positive total assets) is judged as 0: the least severe tier.
-      const tier = OPENING_MISMATCH_RULE.tiers.find((t) =>
-        (share ?? num(0)).greaterThanOrEqualTo(num(t.threshold)),
-      );
       risk_items.push({
-        level: tier?.level ?? 'warning',
+        level: restatementLevel(share),
         code: OPENING_MISMATCH_RULE.code,
         message: fillTemplate(OPENING_MISMATCH_RULE.message, {
           year: String(year),
@@ -137,7 +138,8 @@ function checkOpeningBalances(ctx: ReportContext) {
           beginning: format2(toWan(beginning)!),
           previous_ending: format2(toWan(previousEnding)!),
           difference: format2(toWan(difference)!),
-          share: share === null ? '' : `，占${priorYear}年末资产总计的${format2(share)}%`,
+          share: shareText(share, `${priorYear}年末资产总计`),
+          cause: restatementCause(totalRestated(ctx, year, priorYear)),
         }),
       });
     }
@@ -155,6 +157,14 @@ function checkOpeningBalances(ctx: ReportContext) {
     },
     risk_items,
   };
+}
+
+/** Whether the year's opening total assets differ (beyond tolerance) from the previous year's ending figure. */
+function totalRestated(ctx: ReportContext, year: number, priorYear: number): boolean | null {
+  const opening = ctx.prior(year, 'balance', 'total_assets');
+  const closing = ctx.line(priorYear, 'balance', 'total_assets');
+  if (opening === null || closing === null) return null;
+  return !isNegligible(opening.minus(closing), 1);
 }
 
 /** |difference| as a percentage of total assets; null without a positive total. */

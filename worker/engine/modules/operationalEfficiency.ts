@@ -1,7 +1,8 @@
 /** 营运能力分析: turnover of total assets, receivables, inventory and payables, and turnover days. */
 import type { ReportContext } from '../context.ts';
-import { type Num, num, ratio } from '../decimal.ts';
+import { add, average, type Num, num, ratio } from '../decimal.ts';
 import { defineIndicatorModule, sharedCompute } from '../indicator.ts';
+import { materialityNote } from '../materiality.ts';
 import type { LineRef, MetricDef, RiskRule } from '../module.ts';
 
 const DAYS_IN_YEAR = num(360);
@@ -74,12 +75,36 @@ function turnoverMetrics(t: Turnover): MetricDef[] {
   ];
 }
 
+/** 应收账款 + 应收票据 of one balance column; null when neither line is there. */
+function receivablesWithNotes(ctx: ReportContext, year: number, column: 'line' | 'prior'): Num {
+  const ar = ctx[column](year, 'balance', 'accounts_receivable');
+  const notes = ctx[column](year, 'balance', 'notes_receivable');
+  if (ar === null && notes === null) return null;
+  return add(ar ?? num(0), notes ?? num(0));
+}
+
+/** Revenue over average (应收账款 + 应收票据), beside receivable_turnover (应收账款 only). */
+const receivableTurnoverInclNotes: MetricDef = {
+  key: 'receivable_turnover_incl_notes',
+  label: '应收账款周转率（含应收票据）',
+  unit: '次',
+  formula: '营业收入 ÷ ((年初(应收账款 + 应收票据) + 年末(应收账款 + 应收票据)) ÷ 2)',
+  inputs: ['income.revenue', 'balance.accounts_receivable', 'balance.notes_receivable'],
+  note: '应收票据缺失时按零计，两行均缺失时为空。receivable_turnover（仅应收账款）与东方财富、同花顺的应收账款周转率口径一致；本指标对应“应收票据及应收账款周转率”口径（票据结算占比高的企业两者差异较大）。',
+  compute: (ctx, year) =>
+    ratio(
+      ctx.line(year, 'income', 'revenue'),
+      average(receivablesWithNotes(ctx, year, 'prior'), receivablesWithNotes(ctx, year, 'line')),
+    ),
+};
+
 const turnoverDeclineRule = (t: Turnover): RiskRule => ({
   code: `operational_efficiency.${t.key}_decline`,
   metric: t.key,
   kind: 'decline',
   tiers: [{ level: 'warning', threshold: 30 }],
-  description: `${t.label}较上年下降超过30%。`,
+  description: `${t.label}较上年下降超过30%${t.balance.key === 'total_assets' ? '' : materialityNote('balance')}。`,
+  ...(t.balance.key === 'total_assets' ? {} : { materialLine: { sheet: 'balance', key: t.balance.key } }),
   message: `{year}年${t.label}为{value}，较{prior_year}年的{prior_value}下降{decline}，降幅超过{threshold}，${t.declineMeaning}。`,
 });
 
@@ -88,6 +113,6 @@ export const operationalEfficiencyModule = defineIndicatorModule({
   label: '营运能力分析',
   section: 'comprehensive_analysis',
   description: '总资产、应收账款、存货、应付账款周转率及周转天数（平均余额为同年年初与年末余额的平均数）。',
-  metrics: TURNOVERS.flatMap(turnoverMetrics),
+  metrics: [...TURNOVERS.flatMap(turnoverMetrics), receivableTurnoverInclNotes],
   riskRules: TURNOVERS.map(turnoverDeclineRule),
 });

@@ -19,7 +19,8 @@ export const profitabilityModule = defineIndicatorModule({
   slug: 'profitability',
   label: '盈利能力分析',
   section: 'comprehensive_analysis',
-  description: '毛利率、净利率、净资产收益率、总资产收益率与成本费用利润率。',
+  description:
+    '毛利率、净利率、净资产收益率、总资产收益率（合并口径，及提交归母项目时的归母口径）与成本费用利润率。',
   metrics: [
     {
       key: 'gross_margin',
@@ -63,6 +64,31 @@ export const profitabilityModule = defineIndicatorModule({
       formula: '净利润 ÷ ((年初资产总计 + 年末资产总计) ÷ 2) × 100',
       inputs: ['income.net_profit', 'balance.total_assets'],
       compute: (ctx, year) => pct(income(ctx, year, 'net_profit'), ctx.averageBalance(year, 'total_assets')),
+    },
+    {
+      key: 'roe_parent',
+      label: '净资产收益率（归属于母公司）',
+      unit: '%',
+      formula:
+        '归属于母公司所有者的净利润 ÷ ((年初归属于母公司所有者权益 + 年末归属于母公司所有者权益) ÷ 2) × 100',
+      inputs: ['income.net_profit_attributable_to_parent', 'balance.equity_attributable_to_parent'],
+      note: '未提交归母项目时为空；平均归母权益小于或等于零时为空。与数据终端口径一致：etnet、同花顺iFinD 的 ROE 为归母净利润 ÷ 平均归母权益（东方财富的“加权净资产收益率”按加权平均净资产计算，另有差异）；roe 为合并口径（净利润 ÷ 平均所有者权益合计）。',
+      compute: sharedCompute((ctx, year) => {
+        const equity = ctx.averageBalance(year, 'equity_attributable_to_parent');
+        if (equity === null || equity.lessThanOrEqualTo(0)) return null;
+        return pct(income(ctx, year, 'net_profit_attributable_to_parent'), equity);
+      }),
+    },
+    {
+      key: 'roa_parent',
+      label: '总资产收益率（归属于母公司净利润）',
+      unit: '%',
+      formula: '归属于母公司所有者的净利润 ÷ ((年初资产总计 + 年末资产总计) ÷ 2) × 100',
+      inputs: ['income.net_profit_attributable_to_parent', 'balance.total_assets'],
+      note: '未提交归母净利润时为空。etnet 的 ROA 即此口径（归母净利润 ÷ 平均总资产）；roa 为合并净利润口径。',
+      compute: sharedCompute((ctx, year) =>
+        pct(income(ctx, year, 'net_profit_attributable_to_parent'), ctx.averageBalance(year, 'total_assets')),
+      ),
     },
     {
       key: 'cost_expense_profit_margin',

@@ -50,10 +50,8 @@ export const revenueModule = defineIndicatorModule({
       unit: '个百分点',
       formula: '本年营业收入占比 − 上年营业收入占比',
       inputs: ['income.revenue', 'income.non_operating_income'],
-      // The prior share comes from the previous submitted year's statement (its current-year column), which is
-      // what the series shows and what a reader compares against; restated comparatives in this year's
-      // last_year_amount column are only used for the first submitted year, where no earlier statement exists.
-      note: '上年数取上一提交年度利润表的本年金额；首个年度无上一年报表时取本年利润表的上年金额。',
+      // The prior share uses this year's comparatives (restated where a retrospective adjustment was made).
+      note: '上年数取本年利润表的上年金额（重述后的比较数据，CAS 28）；未列示时取上一提交年度利润表的本年金额。',
       compute: (ctx, year) =>
         ppChange(currentShare(ctx, year), priorPeriod(ctx, year).value(operatingRevenueShareOf)),
     },

@@ -1,6 +1,6 @@
 /** 短期偿债能力分析: liquidity ratios and working capital from year-end balances. */
 import type { ReportContext } from '../context.ts';
-import { add, ratio, sub, toWan } from '../decimal.ts';
+import { add, pct, ratio, sub, toWan } from '../decimal.ts';
 import { defineIndicatorModule } from '../indicator.ts';
 
 const balance = (ctx: ReportContext, year: number, key: string) => ctx.line(year, 'balance', key);
@@ -9,7 +9,7 @@ export const shortTermLiabilityModule = defineIndicatorModule({
   slug: 'short_term_liability',
   label: '短期偿债能力分析',
   section: 'comprehensive_analysis',
-  description: '流动比率、速动比率、现金比率与营运资金（年末余额）。',
+  description: '流动比率、速动比率、现金比率、现金流动负债比率与营运资金（年末余额）。',
   metrics: [
     {
       key: 'current_ratio',
@@ -54,6 +54,16 @@ export const shortTermLiabilityModule = defineIndicatorModule({
           balance(ctx, year, 'total_current_liabilities'),
         );
       },
+    },
+    {
+      key: 'cash_flow_liability_ratio',
+      label: '现金流动负债比率',
+      unit: '%',
+      formula: '经营活动产生的现金流量净额 ÷ 年末流动负债合计 × 100',
+      inputs: ['cash_flow.net_cf_operating', 'balance.total_current_liabilities'],
+      note: '国资委绩效评价口径；未提交现金流量表的年度为空。',
+      compute: (ctx, year) =>
+        pct(ctx.line(year, 'cash_flow', 'net_cf_operating'), balance(ctx, year, 'total_current_liabilities')),
     },
     {
       key: 'working_capital',

@@ -25,6 +25,7 @@ import {
   type IndicatorModuleDef,
   sharedCompute,
 } from '../../indicator.ts';
+import type { NullReason } from '../../materiality.ts';
 import type { AnalysisModule, LineRef, MetricDef, RiskRuleDoc } from '../../module.ts';
 
 /** Reads one line of one period; `key` → amount in yuan or null. */
@@ -146,6 +147,8 @@ export interface ChangeRow {
   previous: Num;
   change: Num;
   rate: Num;
+  /** Why `rate` is null although both amounts exist (materiality.ts). */
+  reason: NullReason | null;
 }
 
 /** Year-end amount against the prior period (`ctx.priorPeriod`): amount change and change rate. */
@@ -160,8 +163,17 @@ export function changeRows(ctx: ReportContext, year: number, sheet: SheetType, k
       previous,
       change: ctx.lineChange(year, sheet, key),
       rate: ctx.lineChangeRate(year, sheet, key),
+      reason: ctx.lineChangeReason(year, sheet, key),
     };
   });
+}
+
+/** `{ null_reasons }` for the flat keys whose change rate is null for a stated reason, else nothing (contract 2). */
+export function nullReasons(entries: Readonly<Record<string, NullReason | null | undefined>>): {
+  null_reasons?: Record<string, NullReason>;
+} {
+  const reasons = Object.entries(entries).filter((e): e is [string, NullReason] => Boolean(e[1]));
+  return reasons.length > 0 ? { null_reasons: Object.fromEntries(reasons) } : {};
 }
 
 export const roundChangeRow = (r: ChangeRow) => ({
@@ -171,6 +183,7 @@ export const roundChangeRow = (r: ChangeRow) => ({
   previous_amount: round2Wan(r.previous),
   change_amount: round2Wan(r.change),
   change_rate: round2(r.rate),
+  ...(r.reason ? { null_reasons: { change_rate: r.reason } } : {}),
 });
 
 // cash flow
@@ -333,7 +346,9 @@ export function cashFlowMissingRule(slug: string, what: string): RiskRuleDoc {
   return {
     code: `${slug}.cash_flow_missing`,
     tiers: [{ level: 'info', threshold: 0 }],
-    description: '有年度未提交现金流量表，相应年度的指标为空。',
+    description: '有年度未提交现金流量表，相应年度的指标为空（数据提示，不计入风险）。',
+    role: 'data_gap',
+    gap: 'cash_flow_statement',
     message: `{years}未提交现金流量表，${what}无法计算。`,
   };
 }
@@ -533,7 +548,7 @@ export function flowMetrics(section: CashFlowSection): MetricDef[] {
     { key: 'net_cash_flow', part: 'net', label: `${section.label}产生的现金流量净额`, pick: 'net' },
   ] as const;
   const priorNote =
-    '上年数取上一提交年度现金流量表的本年金额；首个提交年度取本年现金流量表的上年金额。上年数为零或缺失时为空；分母取绝对值。';
+    '上年数取本年现金流量表的上年金额（重述后的比较数据，CAS 28）；未列示时取上一提交年度现金流量表的本年金额。上年数为零或缺失时为空；分母取绝对值。';
   return [
     ...parts.map(
       (p): MetricDef => ({

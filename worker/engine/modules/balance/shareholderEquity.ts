@@ -45,8 +45,9 @@ export const shareholderEquityModule = defineIndicatorModule({
       unit: '%',
       formula: '(年末未分配利润 − 上年末未分配利润) ÷ |上年末未分配利润| × 100',
       inputs: ['balance.retained_earnings'],
-      note: '上年末取上一提交年度的年末余额（首个提交年度取本年年初余额）；上年末为零或缺失时为空；分母取绝对值，累计亏损减少为正增长。',
+      note: '上年末取本年年初余额（重述后的比较数据；未列示时取上一提交年度的年末余额）；上年末为零或缺失时为空；分母取绝对值，累计亏损减少为正增长。',
       compute: (ctx, year) => ctx.lineChangeRate(year, 'balance', 'retained_earnings'),
+      nullReason: (ctx, year) => ctx.lineChangeReason(year, 'balance', 'retained_earnings'),
     },
     {
       key: 'capital_preservation_ratio',

@@ -15,7 +15,8 @@ const EQUITY_LINES = [
   { key: 'total_shareholders_equity', label: '所有者权益合计' },
 ] as const;
 
-const PRIOR_NOTE = '上年末取上一提交年度资产负债表的年末余额；首个提交年度取本年资产负债表的年初余额。';
+const PRIOR_NOTE =
+  '上年末取本年资产负债表的年初余额（重述后的比较数据，CAS 28）；未列示年初余额时取上一提交年度的年末余额。';
 
 function lineMetrics(line: (typeof EQUITY_LINES)[number]): MetricDef[] {
   const inputs = [`balance.${line.key}`] as const;
@@ -49,6 +50,7 @@ function lineMetrics(line: (typeof EQUITY_LINES)[number]): MetricDef[] {
       // is an increase).
       note: `上年末为零或缺失时为空；分母取绝对值。${PRIOR_NOTE}`,
       compute: (ctx, year) => ctx.lineChangeRate(year, 'balance', line.key),
+      nullReason: (ctx, year) => ctx.lineChangeReason(year, 'balance', line.key),
     },
   ];
 }

@@ -10,6 +10,7 @@ import {
   catalogueKeys,
   changeRowsByYear,
   findRow,
+  nullReasons,
   refs,
   riskItem,
   roundChangeRow,
@@ -114,7 +115,7 @@ export const totalAssetsChangeRateModule: AnalysisModule = {
       unit: '万元',
       formula: '(年末资产总计 − 上年末资产总计) ÷ 10000',
       inputs: ['balance.total_assets'],
-      note: '上年末取上一提交年度资产负债表的年末余额；首个提交年度取本年资产负债表的年初余额。',
+      note: '上年末取本年资产负债表的年初余额（重述后的比较数据，CAS 28）；未列示年初余额时取上一提交年度的年末余额。',
     },
     {
       key: 'total_assets_change_rate',
@@ -136,7 +137,7 @@ export const totalAssetsChangeRateModule: AnalysisModule = {
       key: 'items[].previous_amount',
       label: '上年末余额',
       unit: '万元',
-      formula: '上一提交年度年末余额（首个年度：本年年初余额） ÷ 10000',
+      formula: '本年年初余额（未列示时：上一提交年度年末余额） ÷ 10000',
       inputs: refs('balance', ASSET_LINES),
     },
     {
@@ -165,6 +166,7 @@ export const totalAssetsChangeRateModule: AnalysisModule = {
         total_assets: round2Wan(ctx.line(year, 'balance', 'total_assets')),
         total_assets_change_amount: round2Wan(total?.change ?? null),
         total_assets_change_rate: round2(total?.rate ?? null),
+        ...nullReasons({ total_assets_change_rate: total?.reason }),
         items: rows.map(roundChangeRow),
       };
     });

@@ -2,15 +2,18 @@
  * 负债变动分析: each liability line's year-end balance against the prior period — the previous submitted year's
  * year-end balance, or for the first submitted year its own beginning balance — as amount change and rate.
  */
+
 import type { RiskItem } from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
 import { format2, num, round2, round2Wan } from '../../decimal.ts';
+import { isMaterialLine, materialityNote } from '../../materiality.ts';
 import type { AnalysisModule, RiskRuleDoc } from '../../module.ts';
 import {
   type ChangeRow,
   catalogueKeys,
   changeRowsByYear,
   findRow,
+  nullReasons,
   refs,
   riskItem,
   roundChangeRow,
@@ -40,7 +43,7 @@ export const LIABILITIES_OUTPACE_ASSETS_RULE: RiskRuleDoc = {
 export const SHORT_TERM_BORROWINGS_SURGE_RULE: RiskRuleDoc = {
   code: 'total_liabilities_change_rate.short_term_borrowings_surge',
   tiers: [{ level: 'warning', threshold: 50 }],
-  description: '短期借款较上年末增长超过50%（上年末为零时无增长率，不提示）。',
+  description: `短期借款较上年末增长超过50%（上年末为零时无增长率，不提示）${materialityNote('balance')}。`,
   message:
     '{year}年末短期借款为{amount}，较上年末的{previous}增长{rate}%，增幅超过{threshold}%，短期偿债与续贷压力上升。',
 };
@@ -70,7 +73,12 @@ function risks(ctx: ReportContext, year: number, rows: readonly ChangeRow[]): Ri
   }
   const borrowings = findRow(rows, 'short_term_borrowings');
   const surge = SHORT_TERM_BORROWINGS_SURGE_RULE.tiers[0]!;
-  if (borrowings?.amount && borrowings.previous && borrowings.rate?.greaterThan(num(surge.threshold))) {
+  if (
+    borrowings?.amount &&
+    borrowings.previous &&
+    borrowings.rate?.greaterThan(num(surge.threshold)) &&
+    isMaterialLine(ctx, year, 'balance', 'short_term_borrowings')
+  ) {
     items.push(
       riskItem(SHORT_TERM_BORROWINGS_SURGE_RULE, surge.level, {
         year: String(year),
@@ -84,7 +92,8 @@ function risks(ctx: ReportContext, year: number, rows: readonly ChangeRow[]): Ri
   return items;
 }
 
-const PRIOR_NOTE = '上年末取上一提交年度资产负债表的年末余额；首个提交年度取本年资产负债表的年初余额。';
+const PRIOR_NOTE =
+  '上年末取本年资产负债表的年初余额（重述后的比较数据，CAS 28）；未列示年初余额时取上一提交年度的年末余额。';
 
 export const totalLiabilitiesChangeRateModule: AnalysisModule = {
   slug: 'total_liabilities_change_rate',
@@ -145,7 +154,7 @@ export const totalLiabilitiesChangeRateModule: AnalysisModule = {
       key: 'items[].previous_amount',
       label: '上年末余额',
       unit: '万元',
-      formula: '上一提交年度年末余额（首个年度：本年年初余额） ÷ 10000',
+      formula: '本年年初余额（未列示时：上一提交年度年末余额） ÷ 10000',
       inputs: refs('balance', LIABILITY_LINES),
     },
     {
@@ -177,6 +186,11 @@ export const totalLiabilitiesChangeRateModule: AnalysisModule = {
         total_liabilities_change_rate: round2(total?.rate ?? null),
         total_assets_change_rate: round2(assetsRate(ctx, year)),
         short_term_borrowings_change_rate: round2(borrowings?.rate ?? null),
+        ...nullReasons({
+          total_liabilities_change_rate: total?.reason,
+          total_assets_change_rate: ctx.lineChangeReason(year, 'balance', 'total_assets'),
+          short_term_borrowings_change_rate: borrowings?.reason,
+        }),
         items: rows.map(roundChangeRow),
       };
     });

@@ -4,8 +4,10 @@
  * line, exactly to the fen. Laid out like balance_sheet (balanceSheetCheck.ts), with the same levels.
  *
  * A line is compared only when both figures exist (the prior column was sent and the previous year has the
- * line). A restated comparative can be legitimate (a retrospective correction or policy change), but it must
- * then be explained, so every difference is reported.
+ * line). A restated comparative is legitimate under CAS 28 (追溯调整 for a 会计政策变更 or 差错更正): it is graded by
+ * materiality (RESTATEMENT_TIERS, share of the previous year's revenue: info below 1%, warning from 1%, danger
+ * from 5%), names the likely cause, and growth rates use the restated figure. Differences below 1 yuan (or 0.00
+ * in the unit shown) are not mismatches.
  */
 import type { Decimal } from 'decimal.js';
 import { findLineItem } from '../../../catalogue/lineItems.ts';
@@ -14,7 +16,33 @@ import type { ReportContext } from '../../context.ts';
 import { format2, type Num, round2, toWan } from '../../decimal.ts';
 import { fillTemplate } from '../../indicator.ts';
 import type { FieldDoc, ModuleResult, RiskRuleDoc, Unit } from '../../module.ts';
-import { lineName, materialityLevel, materialityShare, shareText, sortStatementKeys } from './shared.ts';
+import {
+  isNegligible,
+  lineName,
+  materialityShare,
+  restatementCause,
+  restatementLevel,
+  shareText,
+  sortStatementKeys,
+} from './shared.ts';
+
+/** The line whose restatement makes a restatement retrospective rather than a reclassification. */
+const TOTAL_LINE: Readonly<Record<'income' | 'cash_flow', string>> = {
+  income: 'net_profit',
+  cash_flow: 'net_increase_cash',
+};
+
+function totalRestated(
+  ctx: ReportContext,
+  sheet: 'income' | 'cash_flow',
+  year: number,
+  priorYear: number,
+): boolean | null {
+  const comparative = ctx.prior(year, sheet, TOTAL_LINE[sheet]);
+  const own = ctx.line(priorYear, sheet, TOTAL_LINE[sheet]);
+  if (comparative === null || own === null) return null;
+  return !isNegligible(comparative.minus(own), 1);
+}
 
 /** Unit of a mismatch entry: amounts in 万元, except per-share lines (基本/稀释每股收益), kept in 元 per share. */
 export type MismatchUnit = Extract<Unit, '万元' | '元'>;
@@ -123,10 +151,10 @@ export function checkAdjacentColumns(ctx: ReportContext, def: AdjacentColumnChec
       if (lastYear === null || previousCurrent === null) continue;
       checkedPairs += 1;
       // The context shares one Decimal between columns of identical text: equal without comparing digits.
-      if (lastYear === previousCurrent || lastYear.equals(previousCurrent)) continue;
-
+      if (lastYear === previousCurrent) continue;
       const difference = lastYear.minus(previousCurrent);
       const perShare = findLineItem(sheet, key)?.group === 'eps';
+      if (isNegligible(difference, 1, perShare ? '元' : '万元')) continue;
       const unit: MismatchUnit = perShare ? '元' : '万元';
       const shown = (v: Decimal): Num => (perShare ? v : toWan(v));
       const label = lineName(sheet, key);
@@ -142,7 +170,8 @@ export function checkAdjacentColumns(ctx: ReportContext, def: AdjacentColumnChec
       // A per-share figure has no revenue base: it stays a warning.
       const share = perShare ? null : materialityShare(difference, priorRevenue);
       risk_items.push({
-        level: materialityLevel(share),
+        // A per-share figure has no base: a restated EPS is information (it follows the restated profit).
+        level: perShare ? 'info' : restatementLevel(share),
         code: rule.code,
         message: fillTemplate(rule.message, {
           year: String(year),
@@ -153,6 +182,7 @@ export function checkAdjacentColumns(ctx: ReportContext, def: AdjacentColumnChec
           difference: format2(shown(difference)!),
           unit: perShare ? '元/股' : '万元',
           share: shareText(share, `${priorYear}年营业收入`),
+          cause: restatementCause(totalRestated(ctx, sheet, year, priorYear)),
         }),
       });
     }

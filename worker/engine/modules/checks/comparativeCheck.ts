@@ -1,11 +1,14 @@
 /**
- * 报表勾稽核对: the cash flow statement against the balance sheet and the income statement of the same year.
+ * 报表勾稽核对: the cash flow statement against the balance sheet and the income statement.
  *
- * Mismatches (every year, exactly to the fen, graded like balance_sheet against that year's total assets):
- * - 现金及现金等价物净增加额 vs the change in 货币资金 (ending − beginning balance of the same balance sheet);
- * - 期末/期初现金及现金等价物余额, when submitted, vs the ending/beginning 货币资金.
- * Restricted deposits inside 货币资金, or cash equivalents held outside it, make these differ legitimately; the
- * difference is still reported because it has to be explained.
+ * 货币资金 (balance sheet) and 现金及现金等价物 (cash flow statement) differ legitimately under CAS 31: time deposits
+ * over three months, pledged and statutory deposits are in 货币资金 but are not cash equivalents. That difference
+ * is information — the non-equivalent share of 货币资金 (a large share means liquidity is weaker than 货币资金
+ * suggests: NON_EQUIVALENT_CASH_RULE) — never a mismatch. Real breaks stay risks, each reported once:
+ * - the cash flow statement's own identity (期初余额 + 净增加额 = 期末余额) is checked by statement_arithmetic;
+ * - adjacent years: 期初现金及现金等价物余额 of a year against the previous submitted year's 期末余额
+ *   (CASH_CARRY_RULE), graded like a restated comparative by its share of the previous year's total assets
+ *   (info below 1%, warning from 1%, danger from 5%), differences below 1 yuan or 0.00 万元 not counted.
  *
  * Ratios (reported every year, judged on the released year like the indicator modules, never a mismatch):
  * - 盈余现金保障倍数 = 经营活动现金流量净额 ÷ 净利润 (only for a positive net profit);
@@ -17,22 +20,37 @@ import { format2, type Num, num, pct, ratio, round2, round2Wan, sub, toWan } fro
 import { fillTemplate } from '../../indicator.ts';
 import type { AnalysisModule, FieldDoc, ModuleResult, RiskRuleDoc } from '../../module.ts';
 import {
+  isNegligible,
   lineName,
   MATERIALITY_TIERS,
   materialityLevel,
   materialityShare,
+  RESTATEMENT_TIERS,
+  restatementCause,
+  restatementLevel,
   shareText,
   wanText,
 } from './shared.ts';
 
-export const CASH_RECONCILIATION_RULE: RiskRuleDoc = {
-  code: 'comparative.cash_mismatch',
-  tiers: MATERIALITY_TIERS,
+export const CASH_CARRY_RULE: RiskRuleDoc = {
+  code: 'comparative.cash_carry_mismatch',
+  tiers: RESTATEMENT_TIERS,
   description:
-    '现金流量表的现金净增加额或期初/期末现金余额与资产负债表货币资金不一致；差额绝对值达到当年末资产总计的1%及以上为危险，其余为警告。' +
-    '货币资金中的受限资金或货币资金以外的现金等价物可造成合理差异，需核实说明。',
+    '本年现金流量表“期初现金及现金等价物余额”与上年现金流量表“期末现金及现金等价物余额”不一致（期初数重述或录入错误），按差额占上年末资产总计的比例分级：低于1%为提示，1%及以上为警告，5%及以上为危险；差额不足1元或折合不足0.005万元的不计。',
   message:
-    '{year}年现金流量表“{item}”为{cash_flow_amount}万元，与资产负债表{balance_item}{balance_amount}万元不一致，差额{difference}万元{share}。',
+    '{year}年现金流量表“期初现金及现金等价物余额”为{cash_flow_amount}万元，与{prior_year}年现金流量表“期末现金及现金等价物余额”{balance_amount}万元不一致，差额{difference}万元{share}；可能原因：{cause}。',
+};
+
+/** Share of 货币资金 that is not cash or a cash equivalent above which liquidity reads weaker than it looks. */
+export const NON_EQUIVALENT_CASH_WARNING_PCT = 50;
+
+export const NON_EQUIVALENT_CASH_RULE: RiskRuleDoc = {
+  code: 'comparative.non_equivalent_cash_high',
+  tiers: [{ level: 'warning', threshold: NON_EQUIVALENT_CASH_WARNING_PCT }],
+  description:
+    '货币资金中不属于现金及现金等价物的部分（三个月以上定期存款、保证金、法定存款准备金等受限或不能随时支取的资金，CAS 31）超过货币资金的50%：可随时动用的资金明显少于货币资金所示，流动性弱于账面。差额本身是正常现象，不作为不一致。',
+  message:
+    '{year}年末货币资金{cash}万元中，现金及现金等价物为{equivalents}万元，其余{non_equivalent}万元（占货币资金的{value}%，超过{threshold}%）为受限资金或三个月以上定期存款等非现金等价物，可随时动用的资金少于货币资金所示，流动性弱于账面。',
 };
 
 /** Below 0: profitable yet operating cash flows out (warning); below 0.5: thin cash backing (info). */
@@ -76,10 +94,13 @@ export const COMPARATIVE_NOT_SUBMITTED_RULE: RiskRuleDoc = {
   tiers: [{ level: 'info', threshold: 0 }],
   description: '所有年度均未提交现金流量表，无法将现金流量表与资产负债表、利润表勾稽核对。',
   message: '未提交现金流量表，无法将现金流量表与资产负债表、利润表进行勾稽核对。',
+  role: 'data_gap',
+  gap: 'cash_flow_statement',
 };
 
 export interface CashMismatch {
   year: number;
+  prior_year: number;
   item: string;
   item_label: string;
   balance_item: string;
@@ -92,6 +113,8 @@ interface YearRow {
   net_increase_cash: Num;
   cash_change: Num;
   cash_difference: Num;
+  non_equivalent_cash: Num;
+  non_equivalent_cash_share: Num;
   ocf_to_net_profit: Num;
   sales_cash_ratio: Num;
 }
@@ -100,6 +123,8 @@ const ROW_KEYS = [
   'net_increase_cash',
   'cash_change',
   'cash_difference',
+  'non_equivalent_cash',
+  'non_equivalent_cash_share',
   'ocf_to_net_profit',
   'sales_cash_ratio',
 ] as const;
@@ -109,44 +134,44 @@ const FIELDS: readonly FieldDoc[] = [
     key: 'checked_years',
     label: '核对的年度数',
     unit: '个',
-    formula: '同时提交现金流量表与资产负债表的年度数',
-    inputs: ['cash_flow.*', 'balance.cash_and_equivalents'],
+    formula: '提交现金流量表的年度数',
+    inputs: ['cash_flow.*'],
     note: '任何年度均未提交现金流量表时为空。',
   },
   {
     key: 'checked_pairs',
     label: '核对的勾稽关系数',
     unit: '个',
-    formula: '两侧金额均存在的（年度，勾稽关系）组数',
-    inputs: ['cash_flow.net_increase_cash', 'cash_flow.cash_ending', 'cash_flow.cash_beginning'],
+    formula: '本年期初现金及现金等价物余额与上一年度期末余额均存在的年度数',
+    inputs: ['cash_flow.cash_ending', 'cash_flow.cash_beginning'],
   },
   {
     key: 'mismatch_count',
     label: '不一致组数',
     unit: '个',
-    formula: '两侧金额不相等（精确到分）的组数',
-    inputs: ['cash_flow.net_increase_cash', 'balance.cash_and_equivalents'],
+    formula: '本年期初余额 ≠ 上年期末余额的年度数（差额不足1元或折合不足0.005万元的不计）',
+    inputs: ['cash_flow.cash_ending', 'cash_flow.cash_beginning'],
   },
   {
     key: 'mismatches[].cash_flow_amount',
-    label: '现金流量表金额',
+    label: '本年期初现金及现金等价物余额',
     unit: '万元',
-    formula: '现金净增加额、期末或期初现金及现金等价物余额 ÷ 10000',
-    inputs: ['cash_flow.net_increase_cash', 'cash_flow.cash_ending', 'cash_flow.cash_beginning'],
+    formula: '本年现金流量表期初现金及现金等价物余额 ÷ 10000',
+    inputs: ['cash_flow.cash_beginning'],
   },
   {
     key: 'mismatches[].balance_amount',
-    label: '资产负债表金额',
+    label: '上年期末现金及现金等价物余额',
     unit: '万元',
-    formula: '货币资金年末余额 − 年初余额，或货币资金年末/年初余额 ÷ 10000',
-    inputs: ['balance.cash_and_equivalents'],
+    formula: '上年现金流量表期末现金及现金等价物余额 ÷ 10000（字段名沿用 balance_amount）',
+    inputs: ['cash_flow.cash_ending'],
   },
   {
     key: 'mismatches[].difference',
     label: '差额',
     unit: '万元',
-    formula: '(现金流量表金额 − 资产负债表金额) ÷ 10000',
-    inputs: ['cash_flow.net_increase_cash', 'balance.cash_and_equivalents'],
+    formula: '(本年期初余额 − 上年期末余额) ÷ 10000',
+    inputs: ['cash_flow.cash_ending', 'cash_flow.cash_beginning'],
   },
   {
     key: 'net_increase_cash',
@@ -168,6 +193,23 @@ const FIELDS: readonly FieldDoc[] = [
     unit: '万元',
     formula: '(现金及现金等价物净增加额 − 货币资金增加额) ÷ 10000',
     inputs: ['cash_flow.net_increase_cash', 'balance.cash_and_equivalents'],
+    note: '信息项，不作为不一致：受限资金与三个月以上定期存款的变动使两者合理不同（CAS 31）。',
+  },
+  {
+    key: 'non_equivalent_cash',
+    label: '非现金等价物的货币资金',
+    unit: '万元',
+    formula: '(年末货币资金 − 期末现金及现金等价物余额) ÷ 10000',
+    inputs: ['balance.cash_and_equivalents', 'cash_flow.cash_ending'],
+    note: '受限资金、三个月以上定期存款等；为负时表示货币资金以外另有现金等价物。任一项缺失时为空。',
+  },
+  {
+    key: 'non_equivalent_cash_share',
+    label: '非现金等价物占货币资金比例',
+    unit: '%',
+    formula: '(年末货币资金 − 期末现金及现金等价物余额) ÷ 年末货币资金 × 100',
+    inputs: ['balance.cash_and_equivalents', 'cash_flow.cash_ending'],
+    note: '货币资金小于或等于零时为空；超过50%时提示流动性弱于账面（comparative.non_equivalent_cash_high）。',
   },
   {
     key: 'ocf_to_net_profit',
@@ -192,11 +234,12 @@ export const comparativeCheckModule: AnalysisModule = {
   label: '报表勾稽核对',
   section: 'data_check',
   description:
-    '现金流量表与资产负债表、利润表的勾稽核对：现金净增加额与货币资金变动、期初期末现金余额与货币资金，以及盈余现金保障倍数与收现比。',
+    '现金流量表与资产负债表、利润表的勾稽核对：相邻年度期初/期末现金及现金等价物余额的衔接，货币资金中非现金等价物的比例（信息，CAS 31下的合理差异），以及盈余现金保障倍数与收现比。',
   kind: 'check',
   fields: FIELDS,
   riskRules: [
-    CASH_RECONCILIATION_RULE,
+    CASH_CARRY_RULE,
+    NON_EQUIVALENT_CASH_RULE,
     OPERATING_CASH_QUALITY_RULE,
     SALES_CASH_RATIO_LOW_RULE,
     SALES_CASH_RATIO_HIGH_RULE,
@@ -214,10 +257,14 @@ function yearRow(ctx: ReportContext, year: number): YearRow {
   );
   const netProfit = ctx.line(year, 'income', 'net_profit');
   const revenue = ctx.line(year, 'income', 'revenue');
+  const cash = ctx.line(year, 'balance', 'cash_and_equivalents');
+  const nonEquivalent = sub(cash, cf('cash_ending'));
   return {
     net_increase_cash: toWan(netIncrease),
     cash_change: toWan(cashChange),
     cash_difference: toWan(sub(netIncrease, cashChange)),
+    non_equivalent_cash: toWan(nonEquivalent),
+    non_equivalent_cash_share: cash === null || cash.lessThanOrEqualTo(0) ? null : pct(nonEquivalent, cash),
     ocf_to_net_profit:
       netProfit === null || netProfit.lessThanOrEqualTo(0) ? null : ratio(cf('net_cf_operating'), netProfit),
     sales_cash_ratio:
@@ -262,53 +309,44 @@ function checkComparative(ctx: ReportContext): ModuleResult {
   let checkedPairs = 0;
 
   for (const year of ctx.years) {
-    if (!ctx.hasSheet(year, 'cash_flow') || !ctx.hasSheet(year, 'balance')) continue;
+    if (!ctx.hasSheet(year, 'cash_flow')) continue;
     checkedYears += 1;
-    const totalAssets = ctx.line(year, 'balance', 'total_assets');
-    const cashEnd = ctx.line(year, 'balance', 'cash_and_equivalents');
-    const cashBegin = ctx.prior(year, 'balance', 'cash_and_equivalents');
-    const pairs: [item: string, cashFlow: Num, balance: Num, balanceItem: string][] = [
-      [
-        'net_increase_cash',
-        ctx.line(year, 'cash_flow', 'net_increase_cash'),
-        sub(cashEnd, cashBegin),
-        '“货币资金”年末余额减年初余额',
-      ],
-      ['cash_ending', ctx.line(year, 'cash_flow', 'cash_ending'), cashEnd, '“货币资金”年末余额'],
-      ['cash_beginning', ctx.line(year, 'cash_flow', 'cash_beginning'), cashBegin, '“货币资金”年初余额'],
-    ];
-    for (const [item, cashFlow, balance, balanceItem] of pairs) {
-      if (cashFlow === null || balance === null) continue;
-      checkedPairs += 1;
-      if (cashFlow.equals(balance)) continue;
-      const difference = cashFlow.minus(balance);
-      const label = lineName('cash_flow', item);
-      mismatches.push({
-        year,
-        item,
-        item_label: label,
-        balance_item: balanceItem,
-        cash_flow_amount: round2Wan(cashFlow),
-        balance_amount: round2Wan(balance),
-        difference: round2Wan(difference),
-      });
-      const share = materialityShare(difference, totalAssets);
-      risk_items.push({
-        level: materialityLevel(share),
-        code: CASH_RECONCILIATION_RULE.code,
-        message: fillTemplate(CASH_RECONCILIATION_RULE.message, {
-          year: String(year),
-          item: label,
-          cash_flow_amount: wanText(cashFlow),
-          balance_item: balanceItem,
-          balance_amount: wanText(balance),
-          difference: wanText(difference),
-          share: shareText(share, `${year}年末资产总计`),
-        }),
-      });
-    }
+    const priorYear = ctx.previousYear(year);
+    if (priorYear === null) continue;
+    const opening = ctx.line(year, 'cash_flow', 'cash_beginning');
+    const previousClosing = ctx.line(priorYear, 'cash_flow', 'cash_ending');
+    if (opening === null || previousClosing === null) continue;
+    checkedPairs += 1;
+    const difference = opening.minus(previousClosing);
+    if (isNegligible(difference, 1)) continue;
+    mismatches.push({
+      year,
+      prior_year: priorYear,
+      item: 'cash_beginning',
+      item_label: lineName('cash_flow', 'cash_beginning'),
+      balance_item: `${priorYear}年${lineName('cash_flow', 'cash_ending')}`,
+      cash_flow_amount: round2Wan(opening),
+      balance_amount: round2Wan(previousClosing),
+      difference: round2Wan(difference),
+    });
+    const share = materialityShare(difference, ctx.line(priorYear, 'balance', 'total_assets'));
+    risk_items.push({
+      level: restatementLevel(share),
+      code: CASH_CARRY_RULE.code,
+      message: fillTemplate(CASH_CARRY_RULE.message, {
+        year: String(year),
+        prior_year: String(priorYear),
+        cash_flow_amount: wanText(opening),
+        balance_amount: wanText(previousClosing),
+        difference: wanText(difference),
+        share: shareText(share, `${priorYear}年末资产总计`),
+        cause: restatementCause(null),
+      }),
+    });
   }
 
+  const nonEquivalentItem = nonEquivalentRisk(ctx, rows.get(ctx.latestYear)!);
+  if (nonEquivalentItem) risk_items.push(nonEquivalentItem);
   risk_items.push(...ratioRisks(ctx, rows.get(ctx.latestYear)!));
 
   return {
@@ -324,6 +362,27 @@ function checkComparative(ctx: ReportContext): ModuleResult {
       series,
     },
     risk_items,
+  };
+}
+
+/** The non-equivalent share of 货币资金, on the released year. */
+function nonEquivalentRisk(ctx: ReportContext, row: YearRow): RiskItem | null {
+  const share = row.non_equivalent_cash_share;
+  if (share === null || !share.greaterThan(num(NON_EQUIVALENT_CASH_WARNING_PCT))) return null;
+  const year = ctx.latestYear;
+  const cash = ctx.line(year, 'balance', 'cash_and_equivalents')!;
+  const equivalents = ctx.line(year, 'cash_flow', 'cash_ending')!;
+  return {
+    level: 'warning',
+    code: NON_EQUIVALENT_CASH_RULE.code,
+    message: fillTemplate(NON_EQUIVALENT_CASH_RULE.message, {
+      year: String(year),
+      cash: wanText(cash),
+      equivalents: wanText(equivalents),
+      non_equivalent: wanText(cash.minus(equivalents)),
+      value: format2(share),
+      threshold: String(NON_EQUIVALENT_CASH_WARNING_PCT),
+    }),
   };
 }
 
@@ -377,7 +436,8 @@ function ratioRisks(ctx: ReportContext, row: YearRow): RiskItem[] {
 }
 
 function summarise(years: number, pairs: number, mismatchCount: number): string {
-  if (pairs === 0) return '没有可勾稽核对的年度（需同一年度的现金流量表与资产负债表）。';
-  const scope = `共核对${years}个年度、${pairs}组现金流量表与资产负债表的勾稽关系`;
+  if (pairs === 0)
+    return '没有可衔接核对的相邻年度现金流量表（需连续两个年度的期初、期末现金及现金等价物余额）。';
+  const scope = `共核对${years}个年度现金流量表中${pairs}组相邻年度期初与上年期末现金余额的衔接`;
   return mismatchCount === 0 ? `${scope}，全部一致。` : `${scope}，发现${mismatchCount}组不一致。`;
 }

@@ -3,19 +3,20 @@
  * F-score (fundamental strength), each with its components, for every submitted year where the data allows.
  *
  * Sources and adaptations (see /work/shared/reference/risk_scores.md):
- * - Altman Z (1968, manufacturers): 1.2X1 + 1.4X2 + 3.3X3 + 0.6X4 + 1.0X5, zones safe > 2.99, distress < 1.81.
- *   The statements carry no market value, so X4 = book equity ÷ total liabilities — a book-value substitution
- *   on the original coefficients and cut-offs (not Altman's re-estimated Z' model).
+ * - Altman Z′ (1983, private firms, book equity; for manufacturers): 0.717X1 + 0.847X2 + 3.107X3 + 0.420X4 +
+ *   0.998X5, zones safe > 2.90, distress < 1.23. The 1968 Z (1.2/1.4/3.3/0.6/1.0, 1.81/2.99) needs the market
+ *   value of equity in X4, which the statements do not carry: `altman_z` stays null.
  * - Altman Z'' (1995/2000, non-manufacturers and emerging markets): 6.56X1 + 3.26X2 + 6.72X3 + 1.05X4 with book
  *   X4, zones safe > 2.60, distress < 1.10.
  *   X1 = (流动资产 − 流动负债) ÷ 资产总计, X2 = (盈余公积 + 未分配利润) ÷ 资产总计 (the usual Chinese proxy of
  *   retained earnings), X3 = EBIT ÷ 资产总计 with EBIT = 利润总额 + 利息费用, X5 = 营业收入 ÷ 资产总计; year-end
- *   balances. The headline is Z for manufacturing (industry_sector_code C, GB/T 4754 门类 C 制造业), Z'' otherwise;
+ *   balances. The headline is Z′ for manufacturing (industry_sector_code C, GB/T 4754 门类 C 制造业), Z'' otherwise;
  *   both are always computed, and the zone rule applies to the headline.
  * - Beneish M (1999, 8 variables): year t against t − 1 (the previous submitted year, else the prior columns of
  *   year t's own statements). DEPI needs depreciation, which the statements lack: DEPI = 1 (neutral, as the
  *   usual fallback). AQI = [1 − (流动资产 + 固定资产) ÷ 资产总计] ratio (Beneish 1999; no securities term).
- *   SGA = 销售费用 + 管理费用 (研发费用 excluded: the 2019 format reports it separately). LVGI's debt =
+ *   SGA = 销售费用 + 管理费用, plus 研发费用 on both sides when either year reports it apart (the 2018 format
+ *   split it out of 管理费用: one basis across the two years). LVGI's debt =
  *   流动负债 + 长期借款 + 应付债券. TATA = (持续经营净利润 − 经营活动现金流量净额) ÷ 资产总计, with 净利润 when
  *   持续经营净利润 is not submitted.
  *   M > −1.78 reads as a likely manipulator (Beneish 1999, 20:1 error-cost cut-off).
@@ -72,6 +73,17 @@ export function altmanZ(x: AltmanInputs): Num {
   ]);
 }
 
+/** Altman Z′ (1983, private firms): 0.717X1 + 0.847X2 + 3.107X3 + 0.420X4 + 0.998X5, X4 on book equity. */
+export function altmanZPrime(x: AltmanInputs): Num {
+  return linear(0, [
+    [0.717, x.x1],
+    [0.847, x.x2],
+    [3.107, x.x3],
+    [0.42, x.x4],
+    [0.998, x.x5],
+  ]);
+}
+
 /** Altman Z'' (1995): 6.56X1 + 3.26X2 + 6.72X3 + 1.05X4. */
 export function altmanZDoublePrime(x: AltmanInputs): Num {
   return linear(0, [
@@ -85,6 +97,7 @@ export function altmanZDoublePrime(x: AltmanInputs): Num {
 export type Zone = 'safe' | 'grey' | 'distress';
 
 export const Z_CUTOFFS = { distress: 1.81, safe: 2.99 } as const;
+export const Z_PRIME_CUTOFFS = { distress: 1.23, safe: 2.9 } as const;
 export const Z_DOUBLE_PRIME_CUTOFFS = { distress: 1.1, safe: 2.6 } as const;
 
 /** safe above the upper cut-off, distress below the lower one, grey in between (both bounds included). */
@@ -149,7 +162,7 @@ const HUNDRED = num(100);
 
 interface YearScores {
   x: AltmanInputs;
-  z: Num;
+  zPrime: Num;
   zDoublePrime: Num;
   beneish: BeneishInputs;
   m: Num;
@@ -217,6 +230,16 @@ const sgaToRevenue: YearRatio = (ctx, y) =>
     sumPresent([incomeOf(ctx, y, 'sales_expenses'), incomeOf(ctx, y, 'administrative_expenses')]),
     incomeOf(ctx, y, 'revenue'),
   );
+/** SG&A with 研发费用, for a pair of years of which either reports R&D apart (one basis on both sides). */
+const sgaRdToRevenue: YearRatio = (ctx, y) =>
+  ratio(
+    sumPresent([
+      incomeOf(ctx, y, 'sales_expenses'),
+      incomeOf(ctx, y, 'administrative_expenses'),
+      incomeOf(ctx, y, 'rd_expenses'),
+    ]),
+    incomeOf(ctx, y, 'revenue'),
+  );
 const debtToAssets: YearRatio = (ctx, y) =>
   ratio(add(balanceAt(ctx, y, 'total_current_liabilities'), longTermDebt(ctx, y)), positiveAssets(ctx, y));
 
@@ -232,7 +255,13 @@ function beneishInputs(ctx: ReportContext, t: number): BeneishInputs {
     aqi: index(softAssets),
     sgi: ratio(revenue(t), revenue(p)),
     depi: num(1),
-    sgai: index(sgaToRevenue),
+    // 研发费用 split out of 管理费用 since the 2018 format: when either year reports it apart, it is added back on
+    // both sides, so the index compares one basis (a year without the line counts it within 管理费用).
+    sgai: index(
+      incomeOf(ctx, t, 'rd_expenses') !== null || incomeOf(ctx, p, 'rd_expenses') !== null
+        ? sgaRdToRevenue
+        : sgaToRevenue,
+    ),
     lvgi: index(debtToAssets),
     tata: ratio(sub(netProfit, ctx.line(t, 'cash_flow', 'net_cf_operating')), positiveAssets(ctx, t)),
   };
@@ -328,7 +357,7 @@ function scoresFor(ctx: ReportContext, year: number): YearScores {
   const complete = piotroski.every((s) => s.pass !== null);
   return {
     x,
-    z: altmanZ(x),
+    zPrime: altmanZPrime(x),
     zDoublePrime: altmanZDoublePrime(x),
     beneish,
     m: beneishM(beneish),
@@ -338,24 +367,28 @@ function scoresFor(ctx: ReportContext, year: number): YearScores {
   };
 }
 
-export type AltmanModel = 'z' | 'z_double_prime';
+export type AltmanModel = 'z_prime' | 'z_double_prime';
 
-/** Manufacturing (GB/T 4754 门类 C) → Z, everything else (or no industry given) → Z''. */
+/** Manufacturing (GB/T 4754 门类 C) → Z′, everything else (or no industry given) → Z''. */
 export function headlineModel(ctx: ReportContext): AltmanModel {
   const code = ctx.report.enterpriseInfo?.industry_sector_code?.trim().toUpperCase();
-  return code === 'C' ? 'z' : 'z_double_prime';
+  return code === 'C' ? 'z_prime' : 'z_double_prime';
 }
 
 const MODEL_NAMES: Record<AltmanModel, string> = {
-  z: 'Altman Z值（制造业模型，X4以账面所有者权益替代股权市值）',
+  z_prime: "Altman Z'值（制造业非上市公司模型，账面所有者权益）",
   z_double_prime: "Altman Z''值（非制造业/新兴市场模型）",
 };
+
+const headlineOf = (scores: YearScores, model: AltmanModel): Num =>
+  model === 'z_prime' ? scores.zPrime : scores.zDoublePrime;
+const cutoffsOf = (model: AltmanModel) => (model === 'z_prime' ? Z_PRIME_CUTOFFS : Z_DOUBLE_PRIME_CUTOFFS);
 
 const BENEISH_KEYS = ['dsri', 'gmi', 'aqi', 'sgi', 'depi', 'sgai', 'lvgi', 'tata'] as const;
 
 function yearValues(scores: YearScores, model: AltmanModel): Record<string, unknown> {
-  const headline = model === 'z' ? scores.z : scores.zDoublePrime;
-  const cutoffs = model === 'z' ? Z_CUTOFFS : Z_DOUBLE_PRIME_CUTOFFS;
+  const headline = headlineOf(scores, model);
+  const cutoffs = cutoffsOf(model);
   const out: Record<string, unknown> = {
     altman_headline_model: model,
     altman_headline_score: round2(headline),
@@ -365,8 +398,11 @@ function yearValues(scores: YearScores, model: AltmanModel): Record<string, unkn
     altman_x3: round2(scores.x.x3),
     altman_x4: round2(scores.x.x4),
     altman_x5: round2(scores.x.x5),
-    altman_z: round2(scores.z),
-    altman_z_zone: zoneOf(scores.z, Z_CUTOFFS),
+    // The 1968 Z needs the market value of equity, which no statement line carries.
+    altman_z: null,
+    altman_z_zone: null,
+    altman_z_prime: round2(scores.zPrime),
+    altman_z_prime_zone: zoneOf(scores.zPrime, Z_PRIME_CUTOFFS),
     altman_z_double_prime: round2(scores.zDoublePrime),
     altman_z_double_prime_zone: zoneOf(scores.zDoublePrime, Z_DOUBLE_PRIME_CUTOFFS),
   };
@@ -384,14 +420,14 @@ function yearValues(scores: YearScores, model: AltmanModel): Record<string, unkn
 
 // ——— risk rules (evaluated on the released year) ———
 
-export const ALTMAN_Z_ZONE_RULE: RiskRuleDoc = {
-  code: 'distress_signals.altman_z_zone',
+export const ALTMAN_Z_PRIME_ZONE_RULE: RiskRuleDoc = {
+  code: 'distress_signals.altman_z_prime_zone',
   tiers: [
-    { level: 'danger', threshold: Z_CUTOFFS.distress },
-    { level: 'warning', threshold: Z_CUTOFFS.safe },
+    { level: 'danger', threshold: Z_PRIME_CUTOFFS.distress },
+    { level: 'warning', threshold: Z_PRIME_CUTOFFS.safe },
   ],
   description:
-    '制造业企业（行业门类C）以Altman Z值为主：低于1.81处于困境区为危险，1.81至2.99处于灰色区为警告。X4以账面所有者权益÷负债合计替代股权市值。',
+    "制造业企业（行业门类C）以Altman Z'值（非上市公司模型，X4为账面所有者权益÷负债合计）为主：低于1.23处于困境区为危险，1.23至2.90处于灰色区为警告。",
   message: '{year}年{model}为{value}，{zone}，{advice}。',
 };
 
@@ -403,6 +439,14 @@ export const ALTMAN_Z_DOUBLE_PRIME_ZONE_RULE: RiskRuleDoc = {
   ],
   description: "非制造业企业以Altman Z''值为主：低于1.10处于困境区为危险，1.10至2.60处于灰色区为警告。",
   message: '{year}年{model}为{value}，{zone}，{advice}。',
+};
+
+export const ALTMAN_SAFE_RULE: RiskRuleDoc = {
+  code: 'distress_signals.altman_safe',
+  tiers: [{ level: 'info', threshold: 0 }],
+  description: 'Altman主模型分值处于安全区（积极信号，列入 strengths，不计入风险）。',
+  message: '{year}年{model}为{value}，高于{threshold}，处于安全区。',
+  role: 'strength',
 };
 
 export const BENEISH_RULE: RiskRuleDoc = {
@@ -424,7 +468,8 @@ export const PIOTROSKI_WEAK_RULE: RiskRuleDoc = {
 export const PIOTROSKI_STRONG_RULE: RiskRuleDoc = {
   code: 'distress_signals.piotroski_f_high',
   tiers: [{ level: 'info', threshold: 8 }],
-  description: 'Piotroski F值达到8分及以上，财务基本面强健。',
+  description: 'Piotroski F值达到8分及以上，财务基本面强健（积极信号，列入 strengths，不计入风险）。',
+  role: 'strength',
   message: '{year}年Piotroski F值为{value}分（满分9分），达到{threshold}分及以上，财务基本面强健。',
 };
 
@@ -435,11 +480,23 @@ function risks(ctx: ReportContext, scores: YearScores, model: AltmanModel): Risk
   const year = String(ctx.latestYear);
   const items: RiskItem[] = [];
 
-  const headline = model === 'z' ? scores.z : scores.zDoublePrime;
-  const cutoffs = model === 'z' ? Z_CUTOFFS : Z_DOUBLE_PRIME_CUTOFFS;
+  const headline = headlineOf(scores, model);
+  const cutoffs = cutoffsOf(model);
   const zone = zoneOf(headline, cutoffs);
+  if (headline !== null && zone === 'safe') {
+    items.push({
+      level: 'info',
+      code: ALTMAN_SAFE_RULE.code,
+      message: fillTemplate(ALTMAN_SAFE_RULE.message, {
+        year,
+        model: MODEL_NAMES[model],
+        value: format2(headline),
+        threshold: cutoffs.safe.toFixed(2),
+      }),
+    });
+  }
   if (headline !== null && (zone === 'distress' || zone === 'grey')) {
-    const rule = model === 'z' ? ALTMAN_Z_ZONE_RULE : ALTMAN_Z_DOUBLE_PRIME_ZONE_RULE;
+    const rule = model === 'z_prime' ? ALTMAN_Z_PRIME_ZONE_RULE : ALTMAN_Z_DOUBLE_PRIME_ZONE_RULE;
     items.push({
       level: zone === 'distress' ? 'danger' : 'warning',
       code: rule.code,
@@ -631,15 +688,15 @@ const FIELDS: readonly FieldDoc[] = [
     key: 'altman_headline_model',
     label: 'Altman主模型',
     unit: '倍',
-    formula: "企业信息行业门类代码为C（制造业）时取 z，否则取 z_double_prime（Z''）",
+    formula: "企业信息行业门类代码为C（制造业）时取 z_prime（Z'），否则取 z_double_prime（Z''）",
     inputs: ['balance.total_assets'],
-    note: '文本取值（z / z_double_prime），非数值。',
+    note: '文本取值（z_prime / z_double_prime），非数值。',
   },
   {
     key: 'altman_headline_score',
     label: 'Altman主模型分值',
     unit: '倍',
-    formula: '主模型为 z 时等于 altman_z，否则等于 altman_z_double_prime',
+    formula: '主模型为 z_prime 时等于 altman_z_prime，否则等于 altman_z_double_prime',
     inputs: ALTMAN_INPUTS,
   },
   {
@@ -680,7 +737,7 @@ const FIELDS: readonly FieldDoc[] = [
     unit: '倍',
     formula: '年末所有者权益合计（账面值）÷ 年末负债合计',
     inputs: [BAL('total_shareholders_equity'), BAL('total_liabilities')],
-    note: "非上市企业无股权市值，以账面所有者权益替代；负债合计为零时为空，Z与Z''随之为空。",
+    note: "账面值，为Z'与Z''模型的定义（不是1968年Z模型的股权市值）；负债合计为零时为空，Z'与Z''随之为空。",
   },
   {
     key: 'altman_x5',
@@ -691,17 +748,33 @@ const FIELDS: readonly FieldDoc[] = [
   },
   {
     key: 'altman_z',
-    label: 'Altman Z值（制造业）',
+    label: 'Altman Z值（1968年上市公司模型）',
     unit: '倍',
-    formula: '1.2X1 + 1.4X2 + 3.3X3 + 0.6X4 + 1.0X5（由未取整的X计算）',
+    formula: '1.2X1 + 1.4X2 + 3.3X3 + 0.6X4 + 1.0X5，X4 = 股权市值 ÷ 负债合计',
     inputs: ALTMAN_INPUTS,
-    note: '临界值：> 2.99 安全区，1.81–2.99 灰色区，< 1.81 困境区；X4为账面值替代，临界值沿用原模型。',
+    note: '需要股权市值，报表不含该数据，恒为空（altman_z_zone 同）；临界值 2.99 / 1.81。',
   },
   {
     key: 'altman_z_zone',
     label: 'Altman Z值区间',
     unit: '倍',
     formula: '> 2.99 safe；< 1.81 distress；其余 grey',
+    inputs: ALTMAN_INPUTS,
+    note: `恒为空（见 altman_z）。${ZONE_NOTE}`,
+  },
+  {
+    key: 'altman_z_prime',
+    label: "Altman Z'值（非上市公司/制造业，账面权益）",
+    unit: '倍',
+    formula: '0.717X1 + 0.847X2 + 3.107X3 + 0.420X4 + 0.998X5（由未取整的X计算）',
+    inputs: ALTMAN_INPUTS,
+    note: '临界值：> 2.90 安全区，1.23–2.90 灰色区，< 1.23 困境区（Altman 1983）。',
+  },
+  {
+    key: 'altman_z_prime_zone',
+    label: "Altman Z'值区间",
+    unit: '倍',
+    formula: '> 2.90 safe；< 1.23 distress；其余 grey',
     inputs: ALTMAN_INPUTS,
     note: ZONE_NOTE,
   },
@@ -763,9 +836,9 @@ const FIELDS: readonly FieldDoc[] = [
     key: 'beneish_sgai',
     label: 'SGAI 销售管理费用指数',
     unit: '倍',
-    formula: '[(销售费用 + 管理费用) ÷ 营业收入]本年 ÷ [同]上年',
-    inputs: [INC('sales_expenses'), INC('administrative_expenses'), INC('revenue')],
-    note: '不含研发费用；缺失的一项按零计，两项均缺失时为空。',
+    formula: '[(销售费用 + 管理费用 [+ 研发费用]) ÷ 营业收入]本年 ÷ [同]上年',
+    inputs: [INC('sales_expenses'), INC('administrative_expenses'), INC('rd_expenses'), INC('revenue')],
+    note: '两年中任一年单独列示研发费用时，两年均加入研发费用（同一口径；2018年格式起研发费用从管理费用中拆出）；缺失的一项按零计，全部缺失时为空。',
   },
   {
     key: 'beneish_lvgi',
@@ -842,12 +915,13 @@ export const distressSignalsModule: AnalysisModule = {
   label: '财务困境与操纵风险信号',
   section: 'comprehensive_analysis',
   description:
-    "Altman Z/Z''财务困境评分、Beneish M盈余操纵评分与Piotroski F基本面评分，列示各组成指标与逐年序列。",
+    "Altman Z'/Z''财务困境评分、Beneish M盈余操纵评分与Piotroski F基本面评分，列示各组成指标与逐年序列。",
   kind: 'indicator',
   fields: FIELDS,
   riskRules: [
-    ALTMAN_Z_ZONE_RULE,
+    ALTMAN_Z_PRIME_ZONE_RULE,
     ALTMAN_Z_DOUBLE_PRIME_ZONE_RULE,
+    ALTMAN_SAFE_RULE,
     BENEISH_RULE,
     PIOTROSKI_WEAK_RULE,
     PIOTROSKI_STRONG_RULE,

@@ -4,20 +4,19 @@
  */
 import type { AnalysisModule, RiskRuleDoc } from '../../module.ts';
 import { adjacentColumnFields, checkAdjacentColumns } from './adjacentColumns.ts';
-import { MATERIALITY_TIERS } from './shared.ts';
+import { RESTATEMENT_TIERS } from './shared.ts';
 
 /**
- * A mismatch is a danger when |difference| ≥ 1% of the previous year's revenue (the statement the comparative
- * figures should have been carried from), otherwise a warning; without a positive revenue figure, and for the
- * per-share lines, it stays a warning.
+ * A restated comparative, graded by its share of the previous year's revenue (RESTATEMENT_TIERS); see
+ * adjacentColumns.ts.
  */
 export const INCOME_PRIOR_COLUMN_MISMATCH_RULE: RiskRuleDoc = {
   code: 'income_statement.prior_column_mismatch',
-  tiers: MATERIALITY_TIERS,
+  tiers: RESTATEMENT_TIERS,
   description:
-    '本年利润表某行“上年金额”与上年利润表“本年金额”不一致；差额绝对值达到上年营业收入的1%及以上为危险，其余为警告。',
+    '本年利润表某行“上年金额”与上年利润表“本年金额”不一致；（上年数重述）；差额绝对值低于上年营业收入的1%为提示，1%及以上为警告，5%及以上为危险（每股收益行为提示）；差额不足1元或折合不足0.005万元的不计。消息给出两个金额与可能原因；变动率按本年报表的上年金额（重述后基数）计算。',
   message:
-    '{year}年利润表“{item}”上年金额为{last_year}{unit}，与{prior_year}年利润表本年金额{previous_current}{unit}不一致，差额{difference}{unit}{share}。',
+    '{year}年利润表“{item}”上年金额为{last_year}{unit}，与{prior_year}年利润表本年金额{previous_current}{unit}不一致，差额{difference}{unit}{share}；可能原因：{cause}。变动率按重述后的上年金额计算。',
 };
 
 export const incomeStatementCheckModule: AnalysisModule = {

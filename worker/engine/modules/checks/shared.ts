@@ -46,6 +46,37 @@ export const MATERIALITY_TIERS: readonly RiskTier[] = [
   { level: 'warning', threshold: 0 },
 ];
 
+/**
+ * Grading of a restated comparative (a year's 年初余额/上年金额 differing from the previous year's own figure): CAS 28
+ * presents retrospective adjustments (追溯调整: 会计政策变更, 差错更正) exactly this way, so a small difference is
+ * information, not an error. Share of the previous year's total assets (balance lines) or revenue (income and cash
+ * flow lines): info below 1%, warning from 1%, danger from 5%. Tiers most severe first.
+ */
+export const RESTATEMENT_TIERS: readonly RiskTier[] = [
+  { level: 'danger', threshold: 5 },
+  { level: 'warning', threshold: 1 },
+  { level: 'info', threshold: 0 },
+];
+
+/** The level of a restatement; an unknown share (no positive base) is a warning. */
+export function restatementLevel(share: Num): 'danger' | 'warning' | 'info' {
+  if (share === null) return 'warning';
+  const tier = RESTATEMENT_TIERS.find((t) => share.greaterThanOrEqualTo(num(t.threshold)));
+  return tier?.level ?? 'info';
+}
+
+/**
+ * The likely cause of restated comparatives in one statement of one year, for the message: when the statement's
+ * total (资产总计 / 净利润 / 现金净增加额) was restated too, a retrospective adjustment (追溯调整: 会计政策变更 or
+ * 差错更正); when the total is unchanged, a reclassification between lines (列报调整, usually a 会计政策变更 such as
+ * a new format or interpretation).
+ */
+export function restatementCause(totalRestated: boolean | null): string {
+  if (totalRestated === true) return '追溯调整（会计政策变更或前期差错更正）';
+  if (totalRestated === false) return '报表项目重分类（会计政策变更或列报调整，合计数未变）';
+  return '追溯调整（会计政策变更或前期差错更正）或录入错误';
+}
+
 /** |difference| as a percentage of the base; null without a positive base. */
 export function materialityShare(difference: Decimal, base: Num): Num {
   if (base === null || base.lessThanOrEqualTo(0)) return null;
@@ -60,6 +91,28 @@ export function materialityLevel(share: Num): 'danger' | 'warning' {
   return (share ?? ZERO).greaterThanOrEqualTo(DANGER_SHARE) ? 'danger' : 'warning';
 }
 
+/**
+ * Tolerance of every identity check: statements are often transcribed to whole yuan, so a sum of n lines can be
+ * off by up to n yuan without any error. A difference is negligible — not a mismatch — when it is below one yuan
+ * per summed line, or when it rounds to 0.00 in the unit the message shows it in (万元: below 50 yuan), so no
+ * message ever states a difference of 0.00.
+ */
+export const TOLERANCE_YUAN_PER_LINE = 1;
+const HALF_CENT_WAN_IN_YUAN = num(50);
+const HALF_CENT = num('0.005');
+
+export function isNegligible(
+  difference: Decimal,
+  summedLines: number,
+  unit: '万元' | '元' = '万元',
+): boolean {
+  const abs = difference.abs();
+  // A per-share figure (元/股) is no yuan amount: only the display rounding applies.
+  if (unit === '元') return abs.lessThan(HALF_CENT);
+  if (abs.lessThan(num(TOLERANCE_YUAN_PER_LINE * Math.max(1, summedLines)))) return true;
+  return abs.lessThan(unit === '万元' ? HALF_CENT_WAN_IN_YUAN : HALF_CENT);
+}
+
 /** A yuan amount as 万元 text with 2 decimals (`1234.50`). */
 export function wanText(value: Decimal): string {
   return format2(toWan(value)!);
@@ -67,5 +120,8 @@ export function wanText(value: Decimal): string {
 
 /** The `{share}` part of a mismatch message: `，占2023年营业收入的1.23%`, or nothing without a base. */
 export function shareText(share: Num, baseText: string): string {
-  return share === null ? '' : `，占${baseText}的${format2(share)}%`;
+  if (share === null) return '';
+  // A share that rounds to 0.00% reads as “不足0.01%”, never as a zero.
+  const text = format2(share) === '0.00' ? '不足0.01' : format2(share);
+  return `，占${baseText}的${text}%`;
 }

@@ -4,7 +4,9 @@
  * previous year's statements by balance_sheet, income_statement and cash_flow.
  *
  * An equation is checked when its subtotal and every subtotal it is built from are present and at least one of
- * its terms is; an absent detail line counts as 0. Amounts must agree exactly (to the fen).
+ * its terms is; an absent detail line counts as 0. A difference below one yuan per line of the equation (the
+ * subtotal and its submitted terms), or one that rounds to 0.00 万元, is not a mismatch (whole-yuan transcription).
+ * The balance identity is checked once (against 负债和所有者权益总计 when submitted).
  *
  * Detail lines of a catalogue group (e.g. all current-asset lines of the report's standard) are often not all
  * submitted (the spec asks only for the main lines), so a difference may simply be lines left out. Hence:
@@ -24,6 +26,7 @@ import { num, round2Wan } from '../../decimal.ts';
 import { fillTemplate } from '../../indicator.ts';
 import type { AnalysisModule, FieldDoc, ModuleResult, RiskRuleDoc } from '../../module.ts';
 import {
+  isNegligible,
   lineName,
   MATERIALITY_TIERS,
   materialityLevel,
@@ -154,12 +157,22 @@ export const ARITHMETIC_CHECKS: readonly ArithmeticCheck[] = [
     direction: 'signed',
     formula: '负债合计 + 所有者权益合计',
   },
+  // The balance identity, once: against 负债和所有者权益总计 when it is submitted (its own sum is checked above),
+  // otherwise against 负债合计 + 所有者权益合计 — never both, so one broken identity is one item.
+  {
+    sheet: 'balance',
+    target: 'total_assets',
+    terms: [key('total_liabilities_and_equity')],
+    direction: 'signed',
+    formula: '负债和所有者权益总计（资产 = 负债 + 所有者权益）',
+  },
   {
     sheet: 'balance',
     target: 'total_assets',
     terms: [key('total_liabilities'), key('total_shareholders_equity')],
     direction: 'signed',
     formula: '负债合计 + 所有者权益合计（资产 = 负债 + 所有者权益）',
+    onlyWithout: ['total_liabilities_and_equity'],
   },
   {
     sheet: 'income',
@@ -236,7 +249,9 @@ export const SUBTOTAL_GAP_RULE: RiskRuleDoc = {
   code: 'statement_arithmetic.subtotal_gap',
   tiers: [{ level: 'info', threshold: 0 }],
   description:
-    '合计/小计项目与已提交明细项目的计算结果不一致，但差额可能由未提交的明细项目构成（资产、负债、现金流入流出明细不为负，只解释合计大于明细之和的情形）。',
+    '合计/小计项目与已提交明细项目的计算结果不一致，但差额可能由未提交的明细项目构成（资产、负债、现金流入流出明细不为负，只解释合计大于明细之和的情形）。数据提示，不计入风险。',
+  role: 'data_gap',
+  gap: 'detail_lines',
   message:
     '{year}年{sheet}“{item}”为{reported}万元，已提交项目按{formula}计算为{computed}万元，差额{difference}万元；未提交的项目（{lines}）可能构成该差额，请核实。',
 };
@@ -274,7 +289,8 @@ const FIELDS: readonly FieldDoc[] = [
     key: 'mismatch_count',
     label: '不一致组数',
     unit: '个',
-    formula: '报表列示金额 ≠ 按组成项目计算金额（精确到分）的组数，含可能由未提交明细解释的差额',
+    formula:
+      '报表列示金额 ≠ 按组成项目计算金额的组数（差额低于每个参与计算的项目1元、或折合不足0.005万元的不计），含可能由未提交明细解释的差额',
     inputs: ['balance.*', 'income.*', 'cash_flow.*'],
   },
   {
@@ -350,6 +366,8 @@ function sumLines(check: ArithmeticCheck, standard: AccountingStandard): readonl
 interface Evaluation {
   reported: Decimal;
   computed: Decimal;
+  /** Lines added up (submitted ones). */
+  summed: number;
   /** Group lines not submitted. */
   missing: string[];
 }
@@ -363,6 +381,7 @@ function evaluateCheck(ctx: ReportContext, year: number, check: ArithmeticCheck)
 
   let computed = num(0);
   let anyTerm = false;
+  let summed = 0;
   const missing: string[] = [];
   for (const line of sumLines(check, ctx.report.standard)) {
     const v = value(line.key);
@@ -372,11 +391,12 @@ function evaluateCheck(ctx: ReportContext, year: number, check: ArithmeticCheck)
       continue;
     }
     anyTerm = true;
+    summed += 1;
     // ± v: adding or subtracting the amount itself is exactly adding v × (±1) (an amount has at most 24 digits,
     // well within the precision).
     computed = line.sign === 1 ? computed.plus(v) : computed.minus(v);
   }
-  return anyTerm ? { reported, computed, missing } : null;
+  return anyTerm ? { reported, computed, summed, missing } : null;
 }
 
 /** At most this many unsubmitted line names in a message; the full list is in sp_result. */
@@ -394,10 +414,11 @@ function checkStatementArithmetic(ctx: ReportContext): ModuleResult {
       const result = evaluateCheck(ctx, year, check);
       if (result === null) continue;
       checkedThisYear += 1;
-      const { reported, computed, missing } = result;
-      if (reported.equals(computed)) continue;
-
+      const { reported, computed, summed, missing } = result;
       const difference = reported.minus(computed);
+      // Whole-yuan transcription: below 1 yuan per summed line, or 0.00 万元, is no mismatch.
+      if (isNegligible(difference, summed + 1)) continue;
+
       // Left-out non-negative lines would only add to the computed sum: they can explain a shortfall only.
       const explainable = missing.length > 0 && (check.direction === 'signed' || difference.greaterThan(0));
       const missingNames = explainable ? missing.map((k) => lineName(check.sheet, k)) : [];

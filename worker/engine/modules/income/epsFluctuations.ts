@@ -25,6 +25,8 @@ const NOT_AVAILABLE: CustomRiskRule = {
   tiers: [{ level: 'info', threshold: 0 }],
   description: '报表未列示每股收益（小企业会计准则无此项目，或未提交相关行次），本项指标为空。',
   message: '{reason}，每股收益分析的各项指标为空。',
+  role: 'data_gap',
+  gap: 'eps_lines',
   evaluate(ctx) {
     const standard = ctx.report.standard;
     const span = `${ctx.firstYear}—${ctx.latestYear}年`;

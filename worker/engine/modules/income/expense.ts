@@ -5,6 +5,7 @@
 
 import type { RiskItem } from '../../../types.ts';
 import { formatValue } from '../../indicator.ts';
+import { isMaterialLine, materialityNote } from '../../materiality.ts';
 import {
   amountMetric,
   type CustomRiskRule,
@@ -27,7 +28,7 @@ const REVENUE_GROWTH_THRESHOLD = 10;
 const EXPENSE_OUTGROWS_REVENUE: CustomRiskRule = {
   code: 'expense.growth_outpaces_revenue',
   tiers: [{ level: 'warning', threshold: EXPENSE_GROWTH_THRESHOLD }],
-  description: `某项期间费用同比增长超过${EXPENSE_GROWTH_THRESHOLD}%，而营业收入增长低于${REVENUE_GROWTH_THRESHOLD}%（每项费用分别判断）。`,
+  description: `某项期间费用同比增长超过${EXPENSE_GROWTH_THRESHOLD}%，而营业收入增长低于${REVENUE_GROWTH_THRESHOLD}%（每项费用分别判断${materialityNote('income')}）。`,
   message:
     '{year}年{item}同比增长{growth}，超过{threshold}%，而营业收入变动率仅为{revenue_growth}（低于{revenue_threshold}%），费用增长与收入增长不匹配，需关注费用管控。',
   evaluate(ctx) {
@@ -38,6 +39,7 @@ const EXPENSE_OUTGROWS_REVENUE: CustomRiskRule = {
     for (const expense of PERIOD_EXPENSES) {
       const growth = ctx.lineChangeRate(year, 'income', expense.key);
       if (growth === null || !growth.greaterThan(EXPENSE_GROWTH_THRESHOLD)) continue;
+      if (!isMaterialLine(ctx, year, 'income', expense.key)) continue;
       items.push(
         raise(EXPENSE_OUTGROWS_REVENUE, 'warning', {
           year: String(year),

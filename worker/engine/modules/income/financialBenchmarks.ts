@@ -23,6 +23,8 @@ export const financialBenchmarksModule = defineIndicatorModule({
     borrowMetric(profitabilityModule, 'gross_margin'),
     borrowMetric(profitabilityModule, 'net_margin'),
     borrowMetric(profitabilityModule, 'roe'),
+    borrowMetric(profitabilityModule, 'roe_parent'),
+    borrowMetric(profitabilityModule, 'roa_parent'),
     borrowMetric(longTermLiabilityModule, 'debt_to_asset_ratio'),
   ],
 });

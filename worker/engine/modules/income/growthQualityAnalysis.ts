@@ -5,6 +5,7 @@
  */
 import { sub } from '../../decimal.ts';
 import { defineIndicatorModule } from '../../indicator.ts';
+import { materialityNote } from '../../materiality.ts';
 import type { MetricDef, RiskRule } from '../../module.ts';
 import { amountAndChange, lineChangeRateMetric } from './shared.ts';
 
@@ -39,6 +40,8 @@ const gapMetric = (l: BalanceLine): MetricDef => ({
   note: `${l.label}变动率按年末余额计算（上期为上一年末余额）。任一变动率为空时为空。`,
   compute: (ctx, year) =>
     sub(ctx.lineChangeRate(year, 'balance', l.key), ctx.lineChangeRate(year, 'income', 'revenue')),
+  nullReason: (ctx, year) =>
+    ctx.lineChangeReason(year, 'balance', l.key) ?? ctx.lineChangeReason(year, 'income', 'revenue'),
 });
 
 const gapRule = (l: BalanceLine): RiskRule => ({
@@ -49,7 +52,8 @@ const gapRule = (l: BalanceLine): RiskRule => ({
     { level: 'danger', threshold: 50 },
     { level: 'warning', threshold: 20 },
   ],
-  description: `年末${l.label}增长率高于营业收入增长率超过20个百分点为警告，超过50个百分点为危险。`,
+  description: `年末${l.label}增长率高于营业收入增长率超过20个百分点为警告，超过50个百分点为危险${materialityNote('balance')}。`,
+  materialLine: { sheet: 'balance', key: l.key },
   message: `{year}年末${l.label}增长率比营业收入增长率高{value}，超过{threshold}，${l.meaning}。`,
 });
 

@@ -26,6 +26,8 @@ const NOT_AVAILABLE: CustomRiskRule = {
   tiers: [{ level: 'info', threshold: 0 }],
   description: '报表未列示其他综合收益（小企业会计准则无此项目，或未提交相关行次），本项指标为空。',
   message: '{reason}，其他综合收益分析的各项指标为空。',
+  role: 'data_gap',
+  gap: 'other_comprehensive_income_lines',
   evaluate(ctx) {
     const standard = ctx.report.standard;
     const span = `${ctx.firstYear}—${ctx.latestYear}年`;

@@ -44,11 +44,12 @@ function periodReading(read: (sheet: SheetType, key: string) => Num): Period {
 const yearPeriod = (ctx: ReportContext, year: number): Period =>
   periodReading((sheet, key) => ctx.line(year, sheet, key));
 
-/** `ctx.priorPeriod` as a period: the previous submitted year's own period, else this year's previous column. */
+/**
+ * `ctx.priorPeriod` as a period: this year's own previous column (the comparatives as restated, CAS 28), a line
+ * without it read from the previous submitted year's statement.
+ */
 const comparedPeriod = (ctx: ReportContext, year: number): Period =>
-  ctx.previousYear(year) === null
-    ? periodReading((sheet, key) => ctx.prior(year, sheet, key))
-    : currentPeriod(ctx, year - 1);
+  periodReading((sheet, key) => ctx.priorPeriod(year, sheet, key));
 
 /** The year's own statements (current-year amounts, ending balances); one object per report and year. */
 export function currentPeriod(ctx: ReportContext, year: number): Period {
@@ -56,8 +57,8 @@ export function currentPeriod(ctx: ReportContext, year: number): Period {
 }
 
 /**
- * The period compared against: the previous submitted year's statements, or for the first submitted year its own
- * previous column (`ctx.priorPeriod`). For the balance sheet that is last year's ending balance.
+ * The period compared against (`ctx.priorPeriod`): the year's own previous column (上年金额 / 年初余额), else the
+ * previous submitted year's statement.
  */
 export function priorPeriod(ctx: ReportContext, year: number): Period {
   return ctx.memo(comparedPeriod, year);
@@ -118,9 +119,9 @@ export function remainderShare(total: Num, parts: readonly Num[]): Num {
 }
 
 export const PRIOR_PERIOD_NOTE =
-  '上期数取上一提交年度报表的本期金额（资产负债表为年末余额）；首个提交年度取本年报表的上年金额（年初余额）。';
+  '上期数取本年报表的上年金额（资产负债表为年初余额），即重述后的比较数据（CAS 28 追溯调整）；本年报表未列示该栏时取上一提交年度报表的本期金额（年末余额）。';
 
-const CHANGE_RATE_NOTE = `${PRIOR_PERIOD_NOTE}任一期缺失或上期为零时为空；上期为负时以其绝对值为基数。`;
+const CHANGE_RATE_NOTE = `${PRIOR_PERIOD_NOTE}任一期缺失或上期为零时为空；上期为负时以其绝对值为基数；上期基数过小（tiny_base）或两期符号相反（sign_change）时为空并在 null_reasons 中说明。`;
 
 const PP_CHANGE_NOTE = `${PRIOR_PERIOD_NOTE}任一期比率为空时为空。`;
 
@@ -194,6 +195,7 @@ export function lineChangeRateMetric(
     note: CHANGE_RATE_NOTE,
     // changeRateMetric(…, line(ref)) with the change rate shared by every module that shows this line's.
     compute: (ctx, year) => ctx.lineChangeRate(year, sheet, key),
+    nullReason: (ctx, year) => ctx.lineChangeReason(year, sheet, key),
   };
 }
 
@@ -291,7 +293,14 @@ export function defineModule(def: ModuleDef): AnalysisModule {
     ...base,
     riskRules: [
       ...base.riskRules,
-      ...customRules.map(({ code, tiers, description, message }) => ({ code, tiers, description, message })),
+      ...customRules.map(({ code, tiers, description, message, role, gap }) => ({
+        code,
+        tiers,
+        description,
+        message,
+        ...(role === undefined ? {} : { role }),
+        ...(gap === undefined ? {} : { gap }),
+      })),
     ],
     compute(ctx) {
       const { sp_result, risk_items } = base.compute(ctx);
