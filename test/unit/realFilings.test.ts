@@ -107,7 +107,7 @@ const VENDOR_RATIOS: Record<RealName, VendorRatio[]> = {
     2019: 68.0,
   }),
   'moutai-2022-2024': [
-    ...published(ETNET_MOUTAI, 'profitability', 'gross_margin', { 2023: 91.965, 2024: 91.931 }),
+    ...published(ETNET_MOUTAI, 'profitability', 'gross_margin', { 2022: 91.867, 2023: 91.965, 2024: 91.931 }),
     ...published(ETNET_MOUTAI, 'short_term_liability', 'current_ratio', { 2023: 4.624, 2024: 4.454 }),
     ...published(ETNET_MOUTAI, 'short_term_liability', 'quick_ratio', { 2023: 3.67, 2024: 3.493 }),
     ...published(ETNET_MOUTAI, 'long_term_liability', 'debt_to_asset_ratio', { 2023: 17.984, 2024: 19.045 }),
@@ -128,6 +128,24 @@ const VENDOR_PARENT_RETURNS: Record<RealName, VendorRatio[]> = {
   'moutai-2022-2024': [
     ...published(ETNET_MOUTAI, 'profitability', 'roe_parent', { 2023: 36.178, 2024: 38.428 }),
     ...published(ETNET_MOUTAI, 'profitability', 'roa_parent', { 2023: 28.351, 2024: 30.168 }),
+  ],
+};
+
+/**
+ * Growth the company itself prints (近三年主要会计数据, "本期末比上年同期末增减"), computed on the later report's restated
+ * comparative. Moutai's FY2023 report restated 2022 (企业会计准则解释第16号): 总资产 +7.15 % on 254,500,826,096.02, where
+ * the FY2022 report's own 254,364,804,995.25 would give 7.21 %. Issue 12: growth uses the restated base.
+ */
+const COMPANY_PUBLISHED_GROWTH: Record<RealName, VendorRatio[]> = {
+  'gree-2016-2019': [],
+  'byd-2016-2019': [],
+  'moutai-2022-2024': [
+    ...published('贵州茅台 FY2023 年报 p.5', 'total_assets_change_rate', 'total_assets_change_rate', {
+      2023: 7.15,
+    }),
+    ...published('贵州茅台 FY2024 年报 p.5', 'total_assets_change_rate', 'total_assets_change_rate', {
+      2024: 9.62,
+    }),
   ],
 };
 
@@ -160,6 +178,8 @@ const DEFINITIONS: Record<string, (raw: Raw, year: number) => R> = {
   roe_parent: (raw, y) =>
     qpct(raw.inc(y, 'net_profit_attributable_to_parent'), raw.avg(y, 'equity_attributable_to_parent')),
   roa_parent: (raw, y) => qpct(raw.inc(y, 'net_profit_attributable_to_parent'), raw.avg(y, 'total_assets')),
+  total_assets_change_rate: (raw, y) =>
+    qpct(qsub(raw.end(y, 'total_assets'), raw.begin(y, 'total_assets')), raw.begin(y, 'total_assets')),
 };
 
 const toNumber = (value: Q) => Number(value.n) / Number(value.d);
@@ -199,7 +219,11 @@ describe.each(REAL)('real filing %s', (name) => {
 
   it('reproduces every compared vendor ratio from its own figures by the vendor definition (no engine)', () => {
     const raw = rawAccess(loadReal(name) as unknown as RawSubmission);
-    for (const ratio of [...VENDOR_RATIOS[name], ...VENDOR_PARENT_RETURNS[name]]) {
+    for (const ratio of [
+      ...VENDOR_RATIOS[name],
+      ...VENDOR_PARENT_RETURNS[name],
+      ...COMPANY_PUBLISHED_GROWTH[name],
+    ]) {
       const value = DEFINITIONS[ratio.key]!(raw, ratio.year);
       const label = `${ratio.key} ${ratio.year} (vendor ${ratio.vendor})`;
       expect(value, label).not.toBeNull();
@@ -220,6 +244,15 @@ describe.each(REAL)('real filing %s', (name) => {
     expect({ dangers, falseWarnings }).toEqual({ dangers: [], falseWarnings: [] });
   });
 });
+
+describe.each(REAL.filter((name) => COMPANY_PUBLISHED_GROWTH[name].length > 0))(
+  'real filing %s, growth on the restated base',
+  (name) => {
+    it("matches the growth rates the company prints (later report's comparative as base) within ±0.01", () => {
+      for (const ratio of COMPANY_PUBLISHED_GROWTH[name]) expectVendorMatch(ANALYSED[name].items, ratio);
+    });
+  },
+);
 
 describe.each(REAL.filter((name) => VENDOR_PARENT_RETURNS[name].length > 0))(
   'real filing %s, parent-attributable returns',
