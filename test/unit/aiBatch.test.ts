@@ -117,9 +117,14 @@ describe('batch prompt', () => {
         { label: '净资产收益率', value: 6.3, effect: 2.2 },
       ],
     });
-    // Without a verdict (before contract 1 lands) the context has none.
+    // A report without a verdict (one stored before the scorecard existed) gives a context without one.
+    const withoutVerdict = report.map((item) => {
+      if (item.slug !== 'core_risk_insight') return item;
+      const { verdict: _verdict, ...rest } = item.sp_result;
+      return { ...item, sp_result: rest };
+    });
     expect(
-      userPayload({ messages: buildBatchMessages(batch, BRIEF, report) }).report.verdict,
+      userPayload({ messages: buildBatchMessages(batch, BRIEF, withoutVerdict) }).report.verdict,
     ).toBeUndefined();
   });
 });

@@ -7,7 +7,7 @@
  */
 import type { RiskItem } from '../../types.ts';
 import type { ReportContext } from '../context.ts';
-import { format2, type Num, pct, round2Wan, sub, toWan } from '../decimal.ts';
+import { format2, type Num, pct, round2Wan, toWan } from '../decimal.ts';
 import { fillTemplate } from '../indicator.ts';
 import { balanceLineLabel, sortBalanceKeys } from '../lineLabels.ts';
 import type { AnalysisModule, RiskRuleDoc } from '../module.ts';

@@ -22,8 +22,6 @@ import type { AnalysisModule, FieldDoc, ModuleResult, RiskRuleDoc } from '../../
 import {
   isNegligible,
   lineName,
-  MATERIALITY_TIERS,
-  materialityLevel,
   materialityShare,
   RESTATEMENT_TIERS,
   restatementCause,
