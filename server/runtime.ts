@@ -61,9 +61,29 @@ export async function startService(
   const works = config.role !== 'api';
   const db = await openDatabase(config);
   const closers: Array<() => Promise<void>> = [() => db.close()];
-  const closeAll = async () => {
+  /**
+   * Closes what was opened, last first. With a deadline, a step still waiting then is abandoned (a database
+   * connection held by a statement stuck behind a lock cannot be released politely): the process ends anyway,
+   * and its connections with it.
+   */
+  const closeAll = async (deadline = Number.POSITIVE_INFINITY) => {
     for (const close of closers.reverse()) {
-      await close().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));
+      const left = deadline - Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const step = close().catch((error: unknown) => logger.error({ err: error }, 'shutdown step failed'));
+      const gaveUp = await Promise.race([
+        step.then(() => false),
+        Number.isFinite(left)
+          ? new Promise<boolean>((resolve) => {
+              timer = setTimeout(() => resolve(true), Math.max(0, left));
+            })
+          : new Promise<boolean>(() => undefined),
+      ]);
+      clearTimeout(timer);
+      if (gaveUp) {
+        logger.warn('shutdown: a resource did not close within the grace; leaving it to the exit');
+        return;
+      }
     }
   };
   let shuttingDown = false;
@@ -157,7 +177,7 @@ export async function startService(
           works ? queue.stopWorking(deadline) : { finished: 0, handedBack: 0 },
         ]);
         if (!api) await closeHttp();
-        await closeAll();
+        await closeAll(started + config.shutdownGraceMs - 250);
         const report = {
           ms: Date.now() - started,
           requestsInFlight,

@@ -66,6 +66,7 @@ export class JobQueue {
   readonly #settings: JobSettings;
   readonly #logger: Logger;
   #started = false;
+  #stopping = false;
   /** Analysis jobs this process holds (claimed, not settled): what a shutdown hands back if they run late. */
   readonly #inHand = new Map<string, Job<AnalysisJobData>>();
   /** pg-boss's table for the analysis queue (for the count of waiting jobs). */
@@ -103,10 +104,14 @@ export class JobQueue {
           connectionString: config.databaseUrl ?? undefined,
           max: config.queuePoolSize,
         });
-    boss.on('error', (error) => logger.error({ err: error }, 'pg-boss error'));
+    boss.on('error', (error) => {
+      // Once stopping, a handler cut short at the deadline reports that its settle found the pool closed: expected.
+      if (!queue.#stopping) logger.error({ err: error }, 'pg-boss error');
+      else logger.debug({ err: error }, 'pg-boss error while stopping');
+    });
     boss.on('warning', (warning) => logger.warn({ warning }, 'pg-boss warning'));
-    await boss.start();
     const queue = new JobQueue(boss, config, logger);
+    await boss.start();
     await queue.#createQueues();
     queue.#table = (await boss.getQueue(ANALYSIS_QUEUE))?.table ?? queue.#table;
     queue.#started = true;
@@ -263,6 +268,7 @@ export class JobQueue {
    * rather than after their heartbeat expires. Returns how many finished and how many were handed back.
    */
   async stopWorking(deadline: number): Promise<{ finished: number; handedBack: number }> {
+    this.#stopping = true;
     const held = this.#inHand.size;
     const drained = Promise.allSettled(
       [ANALYSIS_QUEUE, ANALYSIS_DEAD_LETTER_QUEUE].map((name) => this.boss.offWork(name, { wait: true })),
@@ -289,6 +295,7 @@ export class JobQueue {
   async stop(): Promise<void> {
     if (!this.#started) return;
     this.#started = false;
+    this.#stopping = true;
     // Jobs were drained or handed back by stopWorking (when this process worked): nothing is waited for here.
     await this.boss.stop({ graceful: false, close: true });
   }

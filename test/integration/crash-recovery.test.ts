@@ -6,18 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { connect, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { type ChildService, runCli, startChildService } from '../helpers/process.ts';
+import { type ChildService, runCli, startChildService, until } from '../helpers/process.ts';
 import { fixture } from '../helpers/service.ts';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 // Real processes, a heartbeat of 10 s and a retry: each test needs tens of seconds, more on a busy machine.
 describe('crash recovery', { timeout: 240_000 }, () => {

@@ -10,6 +10,7 @@ import { buildApp } from '../../server/app.ts';
 import { purgeExpiredReports } from '../../server/jobs/retention.ts';
 import { connect } from '../helpers/database.ts';
 import { graphql } from '../helpers/graphql.ts';
+import { until } from '../helpers/process.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
 const SUBMIT = '/api/v1/developer/reports/financial';
@@ -39,16 +40,6 @@ async function rowsOf(service: TestService, reportId: string) {
     };
   } finally {
     await client.end();
-  }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
