@@ -147,6 +147,11 @@ describe('processes', { timeout: 180_000 }, () => {
       const workerText = await workerMetrics.text();
       expect(workerText).toMatch(/^job_queue_depth\{queue="report-analysis",state="ready"\} \d+/m);
       expect(workerText).toMatch(/^worker_pool_utilisation \d/m);
+      for (const step of ['store', 'compute', 'assemble', 'job']) {
+        expect(workerText).toMatch(
+          new RegExp(`^job_step_duration_seconds_count\\{step="${step}"\\} 1$`, 'm'),
+        );
+      }
       const apiText = await (await fetch(`${api.url}/metrics`)).text();
       expect(apiText).toMatch(/^report_submissions_total\{mode="test",outcome="accepted"\} 1$/m);
       expect(apiText).toMatch(
@@ -302,20 +307,26 @@ describe('processes', { timeout: 180_000 }, () => {
 
   it('scales out: two api and two worker processes, one worker SIGKILLed mid-way, every report succeeds once', async () => {
     const { env, observer } = await setUp();
-    const [api1, api2, worker1] = await Promise.all([
+    const [api1, api2] = await Promise.all([
       start({ ...env, ...SMALL, ROLE: 'api' }),
       start({ ...env, ...SMALL, ROLE: 'api' }),
-      start({ ...env, ...SMALL, ...holding(4), ROLE: 'worker' }),
     ]);
     const key = await newKey(env);
     const releaseJobs = await holdJobs();
     const reports: string[] = [];
-    for (let i = 0; i < 4; i++) reports.push((await submit(i % 2 === 0 ? api1 : api2, key)).report_id);
+    const submitSome = async (n: number) => {
+      for (let i = 0; i < n; i++)
+        reports.push((await submit(reports.length % 2 === 0 ? api1 : api2, key)).report_id);
+    };
+    // Four jobs wait before the first worker starts: its one fetcher (JOB_CONCURRENCY 4) takes all four in one
+    // batch and, holding them, takes no more.
+    await submitSome(4);
+    const worker1 = await start({ ...env, ...SMALL, ROLE: 'worker' });
     await until('the first worker to hold four jobs', async () =>
       (await claimedCount(observer)) === 4 ? true : undefined,
     );
-    for (let i = 4; i < 12; i++) reports.push((await submit(i % 2 === 0 ? api1 : api2, key)).report_id);
-    const worker2 = await start({ ...env, ...SMALL, ...holding(12), ROLE: 'worker' });
+    await submitSome(8);
+    const worker2 = await start({ ...env, ...SMALL, ...holding(8), ROLE: 'worker' });
     await until('the second worker to hold the other eight', async () =>
       (await claimedCount(observer)) === 12 ? true : undefined,
     );
