@@ -5,9 +5,12 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: no second Node (the `node` package's preinstall downloads one) and no web build before the
-# sources are here; argon2's native module is the one install step the service needs.
-RUN npm ci --ignore-scripts && npm rebuild argon2
+# --ignore-scripts: no second Node (the `node` package, which pins Node 24 for development, would download one: the
+# image has Node 24 already, so the package is removed) and no web build before the sources are here; argon2's
+# native module is the one install step the service needs.
+RUN npm ci --ignore-scripts \
+  && rm -rf node_modules/node node_modules/.bin/node \
+  && npm rebuild argon2
 COPY . .
 RUN node node_modules/vite/bin/vite.js build \
   && npm prune --omit=dev --ignore-scripts \
