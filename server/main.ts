@@ -16,11 +16,16 @@ const runtime = await import('./runtime.ts');
 
 try {
   const running = await runtime.startService(config, logger);
+  let firstSignalAt = 0;
   const shutdown = (signal: string) => {
     if (running.shuttingDown) {
+      // Ctrl-C under `npm start` reaches node twice at once (from the terminal and passed on by npm): only a
+      // signal sent again later means "now".
+      if (Date.now() - firstSignalAt < 1000) return;
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
+    firstSignalAt = Date.now();
     logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
     // A backstop: whatever hangs, the process ends shortly after its grace.
     setTimeout(() => {
