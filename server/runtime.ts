@@ -174,7 +174,13 @@ export async function startService(
         // /readyz keeps saying 503 and /metrics keeps answering until its jobs are done.
         const [, jobs] = await Promise.all([
           api ? closeHttp() : undefined,
-          works ? queue.stopWorking(deadline) : { finished: 0, handedBack: 0 },
+          works
+            ? queue.stopWorking(deadline).catch((error: unknown) => {
+                // Jobs not handed back are found by their missed heartbeat instead (failover).
+                logger.error({ err: error }, 'handing jobs back failed');
+                return { finished: 0, handedBack: 0 };
+              })
+            : { finished: 0, handedBack: 0 },
         ]);
         if (!api) await closeHttp();
         await closeAll(started + config.shutdownGraceMs - 250);
