@@ -6,9 +6,14 @@ export default defineConfig({
   // as do the dependencies vitest loads natively (Yoga, Pothos); without this, vitest resolves the bare
   // import of our own (transformed) files with "node" to the CJS build — a second graphql instance whose
   // instanceof checks reject the schema's types.
-  // Without "module" (a bundlers' condition Node does not know): with it, prom-client's require of
-  // @opentelemetry/api resolved to that package's ESM build, whose extensionless imports Node cannot load.
-  ssr: { resolve: { conditions: ['module-sync', ...defaultServerConditions.filter((c) => c !== 'module')] } },
+  //
+  // Not "module": vitest passes these conditions to Node itself (--conditions), where "module" made even a CJS
+  // require pick a package's bundler-only ESM build (prom-client's require of @opentelemetry/api broke on it).
+  ssr: {
+    resolve: {
+      conditions: ['module-sync', ...defaultServerConditions.filter((condition) => condition !== 'module')],
+    },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Builds web/ into web/dist when it is missing or stale (the page and browser tests serve it).

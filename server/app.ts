@@ -3,50 +3,45 @@
  */
 import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
-import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
+import { RouteNotFoundError } from './errors.ts';
 import { graphqlMiddleware } from './graphql/index.ts';
+import { accessLog } from './middlewares/accessLog.ts';
+import { metricsMiddleware } from './middlewares/metrics.ts';
 import { consoleRoutes } from './rest/consoleRoutes.ts';
 import { developerRoutes } from './rest/developerRoutes.ts';
 import { docsRoutes } from './rest/docsRoutes.ts';
+import { opsRoutes, type ShutdownProbe } from './rest/opsRoutes.ts';
 import { problemMiddleware } from './rest/problem.ts';
 import { webRoutes } from './rest/webRoutes.ts';
 import type { ServiceContext } from './services/context.ts';
 
-export function buildApp(services: ServiceContext): Koa {
+export interface AppOptions {
+  /** false: only the operations endpoints (a worker process). Default true. */
+  api?: boolean;
+  /** Whether a shutdown has begun (/readyz answers 503 from then on). */
+  shuttingDown?: ShutdownProbe;
+}
+
+export function buildApp(services: ServiceContext, options: AppOptions = {}): Koa {
   const app = new Koa({ proxy: services.config.trustProxy });
   const { logger } = services;
 
+  // Outermost, so they see the final status (after problem mapping) and the whole duration.
+  app.use(accessLog(logger));
+  app.use(metricsMiddleware());
   app.use(async (ctx, next) => {
-    const started = performance.now();
-    const requestId = ctx.get('X-Request-Id') || randomUUID();
-    ctx.set('X-Request-Id', requestId);
-    try {
-      await next();
-    } finally {
-      logger.debug(
-        {
-          requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round(performance.now() - started),
-        },
-        'request',
-      );
-    }
+    ctx.set('X-Request-Id', ctx.get('X-Request-Id') || randomUUID());
+    await next();
   });
   app.use(problemMiddleware(logger));
 
-  app.use(async (ctx, next) => {
-    if (ctx.method !== 'GET' || ctx.path !== '/healthz') return next();
-    try {
-      await services.db.orm.em.fork().getConnection().execute('select 1');
-    } catch {
-      throw new ServiceUnavailableError('The database is not reachable.');
-    }
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { status: 'ok', database: services.db.kind };
-  });
+  app.use(opsRoutes(services, options.shuttingDown ?? (() => false)).routes());
+  if (options.api === false) {
+    app.use((ctx) => {
+      throw new RouteNotFoundError(ctx.method, ctx.path);
+    });
+    return app;
+  }
 
   const developer = developerRoutes(services);
   // No allowedMethods(): an unknown method on a known path is a route_not_found like any other (documented).

@@ -4,7 +4,29 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
+/** What this process runs: `all` (HTTP and jobs), `api` (HTTP, enqueues), `worker` (jobs, sweepers; ops endpoints). */
+export const ROLES = ['all', 'api', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
 export interface Config {
+  /** What this process starts (read by runtime.ts only). */
+  role: Role;
+  /** How long a shutdown may take: in-flight requests and running jobs get this long, milliseconds. */
+  shutdownGraceMs: number;
+  /** Bearer token /metrics asks for; null → /metrics is open (keep it off the public network). */
+  metricsToken: string | null;
+  /** Submissions answer 503 + Retry-After while more analysis jobs than this wait in the queue. */
+  maxQueuedJobs: number;
+  /** Most analysis jobs of one account running at once, over every worker (per-account fairness). */
+  jobAccountConcurrency: number;
+  /** Reports older than this many days are deleted by a daily job; null → kept for ever. */
+  reportRetentionDays: number | null;
+  /** OTLP/HTTP endpoint traces are exported to; null → no tracing. */
+  otelEndpoint: string | null;
+  /** MikroORM's connection pool (application queries). */
+  dbPoolSize: number;
+  /** pg-boss's own connection pool (fetching, heartbeats, settling, maintenance). */
+  queuePoolSize: number;
   /** PostgreSQL URL; null → embedded PGlite in `dataDir`. */
   databaseUrl: string | null;
   dataDir: string;
@@ -82,7 +104,26 @@ function int(name: string, value: string | undefined, fallback: number, min = 0)
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int('PORT', env.PORT, 3000);
   const cpus = availableParallelism();
+  const role = oneOf('ROLE', env.ROLE, ROLES, 'all');
+  const jobConcurrency = int('JOB_CONCURRENCY', env.JOB_CONCURRENCY, Math.min(64, Math.max(4, cpus * 16)), 1);
+  const retention = int('REPORT_RETENTION_DAYS', env.REPORT_RETENTION_DAYS, 0);
   return {
+    role,
+    shutdownGraceMs: int('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 25, 1) * 1000,
+    metricsToken: env.METRICS_TOKEN?.trim() || null,
+    maxQueuedJobs: int('MAX_QUEUED_JOBS', env.MAX_QUEUED_JOBS, 10_000, 1),
+    jobAccountConcurrency: int(
+      'JOB_ACCOUNT_CONCURRENCY',
+      env.JOB_ACCOUNT_CONCURRENCY,
+      Math.max(1, Math.ceil(jobConcurrency / 2)),
+      1,
+    ),
+    reportRetentionDays: retention > 0 ? retention : null,
+    otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || null,
+    // A worker's queries come from its jobs; an api process's from requests. Sizes and the arithmetic against
+    // max_connections: README "Running in production".
+    dbPoolSize: int('DB_POOL_SIZE', env.DB_POOL_SIZE, 10, 1),
+    queuePoolSize: int('QUEUE_POOL_SIZE', env.QUEUE_POOL_SIZE, role === 'api' ? 2 : 5, 1),
     databaseUrl: env.DATABASE_URL?.trim() || null,
     dataDir: resolve(env.DATA_DIR?.trim() || './data'),
     port,
@@ -94,11 +135,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     poolThreads: int('POOL_THREADS', env.POOL_THREADS, Math.max(1, cpus), 0),
     // A job mostly waits (database round trips, its turn in the pool): enough of them in flight keep the pool and
     // PostgreSQL busy (docs/performance.md: 8 → 32 on two cores, ≈ 80 → ≈ 105 reports/s sustained).
-    jobConcurrency: int('JOB_CONCURRENCY', env.JOB_CONCURRENCY, Math.min(64, Math.max(4, cpus * 16)), 1),
+    jobConcurrency,
     jobRetryLimit: int('JOB_RETRY_LIMIT', env.JOB_RETRY_LIMIT, 3),
     jobTimeoutSeconds: int('JOB_TIMEOUT_SECONDS', env.JOB_TIMEOUT_SECONDS, 300, 1),
-    jobHeartbeatSeconds: int('JOB_HEARTBEAT_SECONDS', env.JOB_HEARTBEAT_SECONDS, 15, 10),
-    jobMonitorSeconds: int('JOB_MONITOR_SECONDS', env.JOB_MONITOR_SECONDS, 10, 1),
+    // A dead worker's job is retried after at most heartbeat + monitor interval + first retry delay (≤ 2 s) +
+    // a poll: 10 + 2 + 2 + 1 ≤ 15 s (docs/operations.md, failover).
+    jobHeartbeatSeconds: int('JOB_HEARTBEAT_SECONDS', env.JOB_HEARTBEAT_SECONDS, 10, 10),
+    jobMonitorSeconds: int('JOB_MONITOR_SECONDS', env.JOB_MONITOR_SECONDS, 2, 1),
     aiApiKey: env.OPENAI_API_KEY?.trim() || null,
     aiBaseUrl: env.OPENAI_BASE_URL?.trim().replace(/\/+$/, '') || null,
     aiModel: env.AI_MODEL?.trim() || null,

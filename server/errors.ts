@@ -120,6 +120,20 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
+/** Back-pressure: too many analysis jobs wait; the client should retry after `retryAfterSeconds`. */
+export class QueueFullError extends AppError {
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number) {
+    super(
+      'queue_full',
+      503,
+      'Service unavailable',
+      `Too many reports are waiting to be analysed; submit again in ${retryAfterSeconds} s.`,
+    );
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
 export class ConflictError extends AppError {
   constructor(code: string, detail: string) {
     super(code, 409, 'Conflict', detail);

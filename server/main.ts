@@ -1,21 +1,47 @@
-/** Entry point of `npm start`: reads the environment, starts the service, stops it cleanly on SIGINT/SIGTERM. */
+/**
+ * Entry point: `node server/main.ts` (what the container runs; `npm start` execs it). Reads the environment,
+ * starts tracing when configured (before anything it instruments is imported), starts what the role asks for,
+ * and stops it gracefully on SIGTERM or SIGINT — exit 0 once everything closed within SHUTDOWN_GRACE_SECONDS,
+ * exit 1 if that fails or a second signal insists.
+ */
+import { pino } from 'pino';
 import { loadConfig } from './config.ts';
-import { createLogger, startService } from './runtime.ts';
+import { startTracing } from './observability/tracing.ts';
 
 const config = loadConfig();
-const logger = createLogger(config);
+const logger = pino({ level: config.logLevel });
+const stopTracing = await startTracing(config, logger);
+// Imported after tracing started, so koa, pg and node:http are loaded instrumented.
+const runtime = await import('./runtime.ts');
 
 try {
-  const running = await startService(config, logger);
-  let stopping = false;
+  const running = await runtime.startService(config, logger);
+  let firstSignalAt = 0;
   const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    running.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    if (running.shuttingDown) {
+      // Ctrl-C under `npm start` reaches node twice at once (from the terminal and passed on by npm): only a
+      // signal sent again later means "now".
+      if (Date.now() - firstSignalAt < 1000) return;
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    firstSignalAt = Date.now();
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down');
+    // A backstop: whatever hangs, the process ends shortly after its grace.
+    setTimeout(() => {
+      logger.error('shutdown exceeded its grace; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs + 5000).unref();
+    running
+      .stop()
+      .then(() => stopTracing?.())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

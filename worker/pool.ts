@@ -88,6 +88,11 @@ export class AnalysisPool {
     });
   }
 
+  /** Piscina's utilisation (0–1, busy time over capacity) and tasks waiting for a thread; for /metrics. */
+  stats(): { utilisation: number; queueSize: number } {
+    return { utilisation: this.#pool?.utilization ?? 0, queueSize: this.#pool?.queueSize ?? 0 };
+  }
+
   async close(): Promise<void> {
     await this.#pool?.destroy();
   }

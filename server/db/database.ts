@@ -36,7 +36,9 @@ const PGLITE_PARSERS: Record<number, (value: string) => unknown> = {
   1186: identity, // interval
 };
 
-export function ormOptions(config: Pick<Config, 'databaseUrl'>): Options {
+export function ormOptions(
+  config: Pick<Config, 'databaseUrl'> & Partial<Pick<Config, 'dbPoolSize'>>,
+): Options {
   return {
     entities: ENTITIES,
     extensions: [Migrator],
@@ -48,14 +50,16 @@ export function ormOptions(config: Pick<Config, 'databaseUrl'>): Options {
       snapshot: false,
       silent: true,
     },
-    pool: { min: 0, max: 10 },
+    pool: { min: 0, max: config.dbPoolSize ?? 10 },
     // Queries are assembled per use case; nothing is loaded lazily behind the caller's back.
     forceUndefined: false,
     debug: false,
   };
 }
 
-export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Promise<Database> {
+export async function openDatabase(
+  config: Pick<Config, 'databaseUrl' | 'dataDir'> & Partial<Pick<Config, 'dbPoolSize'>>,
+): Promise<Database> {
   if (config.databaseUrl) {
     // Pool options for MikroORM's node-postgres pool: its clients run the hot statements prepared.
     const orm = await MikroORM.init({ ...ormOptions(config), driverOptions: { Client: PreparingClient } });
@@ -87,7 +91,23 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
   }
 }
 
-/** Applies every committed migration that has not run yet. */
+/** Any fixed number: the advisory lock that lets one process at a time migrate. */
+const MIGRATION_LOCK = 4_151_120_014;
+
+/**
+ * Applies every committed migration that has not run yet. On PostgreSQL several processes may start at once
+ * (two api and two worker replicas): a session advisory lock makes them migrate one after another, and the
+ * later ones find nothing left to do.
+ */
 export async function migrate(orm: MikroORM): Promise<void> {
-  await orm.migrator.up();
+  if (orm.config.get('driverOptions') instanceof PgliteDialect) {
+    await orm.migrator.up();
+    return;
+  }
+  const em = orm.em.fork();
+  await em.transactional(async (tx) => {
+    // Transaction-scoped: released at commit or when the connection drops, never left behind.
+    await tx.execute(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await orm.migrator.up();
+  });
 }

@@ -22,6 +22,7 @@ import { Task } from '../db/entities/task.entity.ts';
 import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
+import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
 import type { AnalysisJobData } from './queue.ts';
 
@@ -97,6 +98,16 @@ function assembleSql(items: number): string {
   return text;
 }
 
+/** Runs one step of the job, observing its duration (job_step_duration_seconds). */
+async function timed<T>(step: 'store' | 'compute' | 'ai' | 'assemble', run: () => Promise<T>): Promise<T> {
+  const end = jobStepDuration.startTimer({ step });
+  try {
+    return await run();
+  } finally {
+    end();
+  }
+}
+
 export async function analyseReport(
   ctx: ServiceContext,
   data: AnalysisJobData,
@@ -108,17 +119,23 @@ export async function analyseReport(
     logger.info(data, 'analysis job has nothing to do');
     return;
   }
+  const endJob = jobStepDuration.startTimer({ step: 'job' });
   try {
     if (task.payload === null) throw new PermanentJobError('the stored submission is missing');
+    const payload = task.payload;
 
     // Step 1: store the statements in normalised form.
-    await runSql(em, STORE_SQL, [data.taskId, data.reportId, new Date()]);
+    await timed('store', () => runSql(em, STORE_SQL, [data.taskId, data.reportId, new Date()]));
 
     // Step 2: compute every analysis item in the worker pool.
-    const items = withCoreRiskInsight(await ctx.pool.compute(task.payload, ANALYSIS_SLUGS));
+    const items = withCoreRiskInsight(
+      await timed('compute', () => ctx.pool.compute(payload, ANALYSIS_SLUGS)),
+    );
 
     // Step 3: the AI interpretation, when the report asked for it. Never fails the report.
-    const ai = task.ai_auto_analysis ? await runAiStep(ctx, em, data, items, logger) : null;
+    const ai = task.ai_auto_analysis
+      ? await timed('ai', () => runAiStep(ctx, em, data, items, logger))
+      : null;
     const written = new Map(ai?.items.map((item) => [item.slug, item]));
 
     // Step 4: assemble — results, AI texts, the share token and the final statuses, atomically.
@@ -132,16 +149,19 @@ export async function analyseReport(
       params.push(text?.ai_source ?? null);
     });
     const sql = assembleSql(items.length);
-    if (ai) {
-      await em.transactional(async (tx) => {
-        // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
-        await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
-        await runSql(tx, sql, params);
-        await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
-      });
-    } else {
-      await runSql(em, sql, params);
-    }
+    await timed('assemble', async () => {
+      if (ai) {
+        await em.transactional(async (tx) => {
+          // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
+          await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
+          await runSql(tx, sql, params);
+          await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
+        });
+      } else {
+        await runSql(em, sql, params);
+      }
+    });
+    endJob();
   } catch (error) {
     if (error instanceof PermanentJobError) {
       await markFailed(ctx, data, `The report could not be analysed: ${error.message}.`);

@@ -15,6 +15,7 @@ import {
 import { generateAnalysisItemAi, generateReportAiAnalysis } from '../services/aiAnalysis.ts';
 import { authenticateApiKey, type Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { deleteReport } from '../services/reportDeletion.ts';
 import { getAnalysisItem, getReport, getTask, listAnalysis, submitReport } from '../services/reports.ts';
 import { jsonBody } from './jsonBody.ts';
 
@@ -45,6 +46,12 @@ export function developerRoutes(services: ServiceContext): Router<State> {
   router.get('/reports/:reportId', async (ctx) => {
     const report = await getReport(services, ctx.state.principal, ctx.params.reportId!);
     ctx.body = presentReport(report, services.config.appUrl);
+  });
+
+  // The report and all that belongs to it (statements, results, task, share link); 404 when not the caller's.
+  router.delete('/reports/:reportId', async (ctx) => {
+    await deleteReport(services, ctx.state.principal, ctx.params.reportId!);
+    ctx.status = 204;
   });
 
   router.get('/tasks/:taskId', async (ctx) => {

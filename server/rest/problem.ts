@@ -4,7 +4,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { AppError, TooManyRequestsError } from '../errors.ts';
+import { AppError, QueueFullError, TooManyRequestsError } from '../errors.ts';
 
 export interface ProblemDocument {
   type: string;
@@ -42,7 +42,8 @@ export function problemMiddleware(logger: Logger) {
       await next();
     } catch (error) {
       if (error instanceof AppError) {
-        if (error instanceof TooManyRequestsError) ctx.set('Retry-After', String(error.retryAfterSeconds));
+        if (error instanceof TooManyRequestsError || error instanceof QueueFullError)
+          ctx.set('Retry-After', String(error.retryAfterSeconds));
         sendProblem(ctx, problemFromError(error, ctx.path));
         return;
       }

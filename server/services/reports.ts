@@ -13,10 +13,20 @@ import { type IReport, Report, type StoredWarning } from '../db/entities/report.
 import { type ITask, Task } from '../db/entities/task.entity.ts';
 import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
-import { AnalysisItemNotFoundError, NotFoundError, NotReadyError, ValidationError } from '../errors.ts';
+import {
+  AnalysisItemNotFoundError,
+  NotFoundError,
+  NotReadyError,
+  QueueFullError,
+  ValidationError,
+} from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
+import { submissions } from '../observability/metrics.ts';
 import type { Principal } from './apiKeys.ts';
 import type { ServiceContext } from './context.ts';
+
+/** When a full queue tells a client to come back: about the time workers take to work through a burst. */
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 5;
 
 export interface SubmissionReceipt {
   reportId: string;
@@ -65,6 +75,11 @@ export async function submitReport(
 ): Promise<SubmissionReceipt> {
   const validation = validateSubmission(body);
   if (!validation.ok) throw new ValidationError(validation.errors);
+  // Back-pressure: a backlog past the limit answers 503 + Retry-After rather than growing without bound.
+  if (!(await ctx.queue.hasRoom(ctx.config.maxQueuedJobs))) {
+    submissions.inc({ mode: principal.mode, outcome: 'throttled' });
+    throw new QueueFullError(QUEUE_FULL_RETRY_AFTER_SECONDS);
+  }
   const input = validation.value;
   const { report: normalised, warnings } = normaliseSubmission(input);
   const reportId = randomUUID();
@@ -74,7 +89,11 @@ export async function submitReport(
   const { enterpriseId, versionNo } = await em.transactional(async (tx) => {
     // The job first, the enterprise last: the enterprise row stays locked (for the version number) only from
     // the last statement to the commit, so concurrent submissions for one enterprise queue as briefly as can be.
-    await ctx.queue.enqueueAnalysis(tx.getTransactionContext() as Transaction<unknown>, { reportId, taskId });
+    await ctx.queue.enqueueAnalysis(
+      tx.getTransactionContext() as Transaction<unknown>,
+      { reportId, taskId },
+      principal.accountId,
+    );
     const [created] = await runSql<{ enterprise_id: string; version_no: number }>(tx, RECORD_SUBMISSION_SQL, [
       randomUUID(),
       principal.accountId,
@@ -94,6 +113,7 @@ export async function submitReport(
     if (!created) throw new Error('recording the submission returned no row');
     return { enterpriseId: created.enterprise_id, versionNo: created.version_no };
   });
+  submissions.inc({ mode: principal.mode, outcome: 'accepted' });
   return { reportId, taskId, enterpriseId, versionNo, status: 'pending', warnings };
 }
 

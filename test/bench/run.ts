@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: submit → success latency at 1 and 16 clients, sustained reports per second, and the
- * engine in the Piscina pool against the same engine on the main thread — all on one machine, in one run,
+ * engine in the Piscina pool against the same engine on the main thread, and the production layout (an api and a
+ * worker process) against one process — all on one machine, in one run,
  * against PostgreSQL (DATABASE_URL, or the local server) with the AI step off, on a 6-year submission.
  * Figures go to stdout (and, with --markdown, as a table for docs/performance.md). Nothing here is a test.
  */
@@ -110,11 +111,15 @@ function cpuSeconds(statPath: string): number {
   }
 }
 
-/** CPU used so far by the service's main thread, by its other threads, and by every PostgreSQL process. */
-function cpuSnapshot(servicePid: number) {
+/** CPU used so far by the service's main threads, by their other threads, and by every PostgreSQL process. */
+function cpuSnapshot(servicePids: number[]) {
   if (!existsSync('/proc/self/stat')) return null;
-  const total = cpuSeconds(`/proc/${servicePid}/stat`);
-  const main = cpuSeconds(`/proc/${servicePid}/task/${servicePid}/stat`);
+  let total = 0;
+  let main = 0;
+  for (const pid of servicePids) {
+    total += cpuSeconds(`/proc/${pid}/stat`);
+    main += cpuSeconds(`/proc/${pid}/task/${pid}/stat`);
+  }
   let postgres = 0;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
@@ -130,26 +135,31 @@ function cpuSnapshot(servicePid: number) {
 
 /**
  * Runs `node server/main.ts` as its own process (as in production), so the load generator here does not share
- * the server's event loop; the key comes from the CLI.
+ * the server's event loop; the key comes from the CLI. `split`: two processes on the database, ROLE=api (which the
+ * load goes to) and ROLE=worker (which runs the jobs), as the production layout runs them.
  */
 async function withService<T>(
   poolThreads: number,
-  body: (url: string, key: string, databaseUrl: string, pid: number) => Promise<T>,
+  split: boolean,
+  body: (url: string, key: string, databaseUrl: string, pids: number[]) => Promise<T>,
 ): Promise<T> {
   const name = `fra_bench_${randomBytes(4).toString('hex')}`;
   await admin(`create database ${name}`);
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   const env = { DATABASE_URL: url.toString(), POOL_THREADS: String(poolThreads), LOG_LEVEL: 'warn' };
-  const service = await startChildService(env);
+  const service = await startChildService(split ? { ...env, ROLE: 'api' } : env);
+  const worker = split ? await startChildService({ ...env, ROLE: 'worker' }) : null;
+  const pids = [service.child.pid!, ...(worker ? [worker.child.pid!] : [])];
   try {
     const cli = await runCli(
       ['keys', 'create', '--email', `bench-${randomUUID()}@example.com`, '--mode', 'test'],
       env,
     );
     if (cli.code !== 0) throw new Error(cli.stderr);
-    return await body(service.url, cli.stdout.trim().split('\n').at(-1)!, url.toString(), service.child.pid!);
+    return await body(service.url, cli.stdout.trim().split('\n').at(-1)!, url.toString(), pids);
   } finally {
+    await worker?.kill('SIGTERM');
     await service.kill('SIGTERM');
     await admin(`drop database if exists ${name} with (force)`);
   }
@@ -194,10 +204,10 @@ async function sustained(
   url: string,
   key: string,
   databaseUrl: string,
-  servicePid: number,
+  servicePids: number[],
   clients: number,
 ): Promise<Run> {
-  const before = cpuSnapshot(servicePid);
+  const before = cpuSnapshot(servicePids);
   const ownBefore = process.cpuUsage();
   const started = performance.now();
   const deadline = started + DURATION_MS;
@@ -220,7 +230,7 @@ async function sustained(
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const elapsedMs = performance.now() - started;
-    const after = cpuSnapshot(servicePid);
+    const after = cpuSnapshot(servicePids);
     const own = process.cpuUsage(ownBefore);
     const perReport = (a: number, b: number) => ((a - b) * 1000) / submitted;
     const cpu =
@@ -269,11 +279,12 @@ console.log(
     `6-year general_new submission (${Math.round(BODY.length / 1024)} kB), AI off; ${DURATION_MS / 1000} s per run`,
 );
 const rows: ReturnType<typeof describe>[] = [];
-for (const [mode, poolThreads] of [
-  [`pool (${threads} threads)`, threads],
-  ['inline (main thread)', 0],
+for (const [mode, poolThreads, split] of [
+  [`pool (${threads} threads)`, threads, false],
+  ['inline (main thread)', 0, false],
+  [`separate roles: 1 api + 1 worker (pool, ${threads} threads)`, threads, true],
 ] as const) {
-  await withService(poolThreads, async (url, key, databaseUrl, pid) => {
+  await withService(poolThreads, split, async (url, key, databaseUrl, pids) => {
     const phase = async (label: string, run: () => Promise<Run>) => {
       const row = describe(`${mode}, ${label}`, await run());
       console.log(
@@ -284,7 +295,7 @@ for (const [mode, poolThreads] of [
     await closedLoop(url, key, 4, 10); // warm-up: JIT, connection pools, worker threads
     await phase('1 client', () => closedLoop(url, key, 1, 5));
     await phase('16 clients', () => closedLoop(url, key, 16, 25));
-    await phase('sustained (16 submitters)', () => sustained(url, key, databaseUrl, pid, 16));
+    await phase('sustained (16 submitters)', () => sustained(url, key, databaseUrl, pids, 16));
   });
 }
 
@@ -301,6 +312,10 @@ for (const row of rows) {
 console.log(
   `\npool ÷ inline, reports/s: 16 clients ${(rows[1]!.perSecond / rows[4]!.perSecond).toFixed(2)}, ` +
     `sustained ${(rows[2]!.perSecond / rows[5]!.perSecond).toFixed(2)}`,
+);
+console.log(
+  `separate roles ÷ one process (pool), reports/s: 16 clients ${(rows[7]!.perSecond / rows[1]!.perSecond).toFixed(2)}, ` +
+    `sustained ${(rows[8]!.perSecond / rows[2]!.perSecond).toFixed(2)}`,
 );
 console.log(
   '(1 and 16 clients: client-observed submit → success, polling; sustained: server-side created → completed)',

@@ -25,12 +25,22 @@ export interface ChildService {
   url: string;
   child: ChildProcess;
   output(): string;
+  /** Resolves with how the process ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   kill(signal: NodeJS.Signals): Promise<void>;
 }
 
-export async function startChildService(env: Record<string, string>): Promise<ChildService> {
+/**
+ * Starts `node server/main.ts` (or, with `npm: true`, `npm start` as an operator would) and waits until it
+ * answers /healthz.
+ */
+export async function startChildService(
+  env: Record<string, string>,
+  options: { npm?: boolean } = {},
+): Promise<ChildService> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['server/main.ts'], {
+  const [command, args] = options.npm ? ['npm', ['start']] : [process.execPath, ['server/main.ts']];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -42,7 +52,9 @@ export async function startChildService(env: Record<string, string>): Promise<Ch
   child.stderr?.on('data', (chunk) => {
     output += chunk;
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -59,11 +71,27 @@ export async function startChildService(env: Record<string, string>): Promise<Ch
     url,
     child,
     output: () => output,
+    exited,
     async kill(signal) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
     },
   };
+}
+
+/** Polls `probe` until it returns a value (not undefined); fails after `timeoutMs`. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Runs `node server/cli.ts …` as `npm run cli -- …` would. */

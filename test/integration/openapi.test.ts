@@ -75,6 +75,7 @@ const LOGIN = '/api/v1/console/login';
 const LOGOUT = '/api/v1/console/logout';
 const SESSION = '/api/v1/console/session';
 const HEALTH = '/healthz';
+const READY = '/readyz';
 const OPENAPI = '/api/v1/openapi.json';
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const doc = loadOpenApiDocument() as unknown as Document;
@@ -692,11 +693,43 @@ describe('the OpenAPI document', () => {
     expect(throttled.status).toBe(429);
   });
 
-  it('describes the server errors: 500 on every API endpoint, 503 from /healthz', async () => {
+  it('describes deleting a report, back-pressure on submissions and readiness', async () => {
+    const submitted = await service.request(SUBMIT, { method: 'POST', key, body: fixture('general_new-3y') });
+    expect(submitted.status).toBe(202);
+    const path = `/api/v1/developer/reports/${submitted.body.report_id}`;
+    const anonymous = await service.request(path, { method: 'DELETE' });
+    expectDocumented('delete', REPORT, anonymous);
+    expect(anonymous.status).toBe(401);
+    const deleted = await service.request(path, { method: 'DELETE', key });
+    expectDocumented('delete', REPORT, deleted);
+    expect(deleted.status).toBe(204);
+    const again = await service.request(path, { method: 'DELETE', key });
+    expectDocumented('delete', REPORT, again);
+    expect(again.status).toBe(404);
+
+    const config = service.services.config;
+    const limit = config.maxQueuedJobs;
+    config.maxQueuedJobs = 0;
+    try {
+      const full = await service.request(SUBMIT, { method: 'POST', key, body: fixture('general_new-3y') });
+      expectDocumented('post', SUBMIT, full);
+      expect(full.status).toBe(503);
+      expect(full.body.code).toBe('queue_full');
+    } finally {
+      config.maxQueuedJobs = limit;
+    }
+
+    const ready = await get(READY);
+    expectDocumented('get', READY, ready);
+    expect(ready.status).toBe(200);
+  });
+
+  it('describes the server errors: 500 on every API endpoint, 503 from /readyz', async () => {
     const em = service.services.db.orm.em;
     const developer: Array<[string, string, string]> = [
       ['post', SUBMIT, SUBMIT],
       ['get', REPORT, `/api/v1/developer/reports/${done.report_id}`],
+      ['delete', REPORT, `/api/v1/developer/reports/${UNKNOWN_ID}`],
       ['get', TASK, `/api/v1/developer/tasks/${done.task_id}`],
       ['get', ANALYSIS, `/api/v1/developer/reports/${done.report_id}/analysis`],
       ['get', ITEM, `/api/v1/developer/reports/${done.report_id}/analysis/revenue`],
@@ -754,13 +787,14 @@ describe('the OpenAPI document', () => {
             }),
           }) as unknown as ReturnType<typeof em.fork>,
       );
-      const health = await get(HEALTH);
-      expectDocumented('get', HEALTH, health);
-      expect(health.status).toBe(503);
+      const ready = await get(READY);
+      expectDocumented('get', READY, ready);
+      expect(ready.status).toBe(503);
+      expect(ready.body.checks.database).toBe('failed');
     } finally {
       fork.mockRestore();
     }
-    expect((await get(HEALTH)).status).toBe(200);
+    expect((await get(READY)).status).toBe(200);
   });
 
   it('describes sign-up throttling: 429 with Retry-After', async () => {

@@ -3,6 +3,7 @@
  * (a Relay connection, newest first). Its enterprise, task and analysis are added by their own files.
  */
 import { presentReport } from '../../presenters/reportPresenter.ts';
+import { deleteReport } from '../../services/reportDeletion.ts';
 import { DEFAULT_PAGE_SIZE, listReports, MAX_PAGE_SIZE } from '../../services/reportList.ts';
 import { getReport } from '../../services/reports.ts';
 import { builder } from '../builder.ts';
@@ -116,6 +117,17 @@ builder.queryField('report', (t) =>
     args: { id: t.arg.id({ required: true, description: 'The report id (report_id of the submission).' }) },
     resolve: async (_root, { id }, ctx) =>
       presentReport(await getReport(ctx.services, ctx.principal, String(id)), ctx.services.config.appUrl),
+  }),
+);
+
+builder.mutationField('deleteReport', (t) =>
+  t.id({
+    description:
+      'Deletes a report and all that belongs to it (statements, analysis results, task, share link); returns ' +
+      'its id. NOT_FOUND for an unknown id or one of another account or mode. With an API key or a console ' +
+      'session. The same as REST `DELETE /api/v1/developer/reports/{id}`.',
+    args: { reportId: t.arg.id({ required: true }) },
+    resolve: async (_root, { reportId }, ctx) => deleteReport(ctx.services, ctx.principal, String(reportId)),
   }),
 );
 

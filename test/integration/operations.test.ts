@@ -1,0 +1,291 @@
+/**
+ * Operations, in one process on PostgreSQL: deleting a report (REST and GraphQL, API key and console session),
+ * retention, back-pressure on submissions, per-account fairness of the job queue, /readyz and /metrics.
+ * The same behaviour across real processes (roles, signals, failover, scale-out): processes.test.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../server/app.ts';
+import { purgeExpiredReports } from '../../server/jobs/retention.ts';
+import { connect } from '../helpers/database.ts';
+import { graphql } from '../helpers/graphql.ts';
+import { until } from '../helpers/process.ts';
+import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
+
+const SUBMIT = '/api/v1/developer/reports/financial';
+
+async function submit(service: TestService, key: string) {
+  const response = await service.request(SUBMIT, { method: 'POST', key, body: fixture('general_new-3y') });
+  expect(response.status, response.text).toBe(202);
+  return response.body as { report_id: string; task_id: string };
+}
+
+/** Rows that belong to a report, by table. */
+async function rowsOf(service: TestService, reportId: string) {
+  const client = await connect(service.db.databaseUrl!);
+  try {
+    const count = async (table: string) =>
+      Number(
+        (await client.query(`select count(*)::int as n from ${table} where report_id = $1`, [reportId]))
+          .rows[0].n,
+      );
+    return {
+      reports: Number(
+        (await client.query('select count(*)::int as n from reports where id = $1', [reportId])).rows[0].n,
+      ),
+      statements: await count('statements'),
+      analysis_results: await count('analysis_results'),
+      tasks: await count('tasks'),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+describe('operations (one process)', () => {
+  let service: TestService;
+  let key: string;
+
+  beforeAll(async () => {
+    service = await startTestService('postgres', { reportRetentionDays: 30 });
+    key = await service.newKey('test');
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  describe('deleting a report', () => {
+    it('over REST removes the report, its statements, results, task and share link; 404 for others', async () => {
+      const { report_id: reportId } = await submit(service, key);
+      const done = await waitForReport(service, key, reportId);
+      expect(done.body.status).toBe('success');
+      const token = done.body.share.share_token as string;
+      expect(await rowsOf(service, reportId)).toEqual({
+        reports: 1,
+        statements: 9,
+        analysis_results: expect.any(Number),
+        tasks: 1,
+      });
+
+      // Another account's key and the other mode's key cannot delete it, nor tell it exists.
+      for (const other of [await service.newKey('test'), await service.newKey('live')]) {
+        const refused = await service.request(`/api/v1/developer/reports/${reportId}`, {
+          method: 'DELETE',
+          key: other,
+        });
+        expect(refused.status).toBe(404);
+        expect(refused.body.code).toBe('not_found');
+      }
+      expect((await rowsOf(service, reportId)).reports).toBe(1);
+
+      const deleted = await service.request(`/api/v1/developer/reports/${reportId}`, {
+        method: 'DELETE',
+        key,
+      });
+      expect(deleted.status).toBe(204);
+      expect(deleted.text).toBe('');
+      expect(await rowsOf(service, reportId)).toEqual({
+        reports: 0,
+        statements: 0,
+        analysis_results: 0,
+        tasks: 0,
+      });
+      expect((await service.request(`/api/v1/developer/reports/${reportId}`, { key })).status).toBe(404);
+      expect((await service.request(`/api/v1/shared/reports/${token}`)).status).toBe(404);
+      for (const id of [reportId, 'not-a-uuid']) {
+        const again = await service.request(`/api/v1/developer/reports/${id}`, { method: 'DELETE', key });
+        expect(again.status).toBe(404);
+      }
+    });
+
+    it('over GraphQL with an API key and with a console session', async () => {
+      const DELETE = 'mutation Delete($id: ID!) { deleteReport(reportId: $id) }';
+      const { report_id: first } = await submit(service, key);
+      await waitForReport(service, key, first);
+      const denied = await graphql(service, await service.newKey('test'), DELETE, { id: first });
+      expect(denied.body.errors[0].extensions.code).toBe('NOT_FOUND');
+      const byKey = await graphql(service, key, DELETE, { id: first });
+      expect(byKey.body).toEqual({ data: { deleteReport: first } });
+      expect((await rowsOf(service, first)).reports).toBe(0);
+
+      // The console: sign up, make a key there, submit with it, delete from the session.
+      const signUp = await service.request('/api/v1/console/signup', {
+        method: 'POST',
+        body: { email: `ops-${randomUUID()}@example.com`, password: 'correct horse battery staple' },
+      });
+      expect(signUp.status, signUp.text).toBe(201);
+      const session = {
+        Cookie: signUp.headers.get('set-cookie')!.split(';')[0]!,
+        'X-CSRF-Token': signUp.body.csrf_token as string,
+        'X-Console-Mode': 'test',
+      };
+      const created = await graphql(
+        service,
+        undefined,
+        'mutation { createApiKey(mode: test) { key } }',
+        undefined,
+        session,
+      );
+      const consoleKey = created.body.data.createApiKey.key as string;
+      const { report_id: second } = await submit(service, consoleKey);
+      await waitForReport(service, consoleKey, second);
+      const bySession = await graphql(service, undefined, DELETE, { id: second }, session);
+      expect(bySession.body).toEqual({ data: { deleteReport: second } });
+      expect(await rowsOf(service, second)).toEqual({
+        reports: 0,
+        statements: 0,
+        analysis_results: 0,
+        tasks: 0,
+      });
+    });
+  });
+
+  it('purges reports older than REPORT_RETENTION_DAYS, with what belongs to them, and keeps the rest', async () => {
+    const { report_id: old } = await submit(service, key);
+    const { report_id: recent } = await submit(service, key);
+    await waitForReport(service, key, old);
+    await waitForReport(service, key, recent);
+    const client = await connect(service.db.databaseUrl!);
+    try {
+      await client.query("update reports set created_at = now() - interval '31 days' where id = $1", [old]);
+      await client.query("update reports set created_at = now() - interval '29 days' where id = $1", [
+        recent,
+      ]);
+    } finally {
+      await client.end();
+    }
+    expect(await purgeExpiredReports(service.services)).toBeGreaterThanOrEqual(1);
+    expect(await rowsOf(service, old)).toEqual({ reports: 0, statements: 0, analysis_results: 0, tasks: 0 });
+    expect((await rowsOf(service, recent)).reports).toBe(1);
+    expect((await service.request(`/api/v1/developer/reports/${recent}`, { key })).body.status).toBe(
+      'success',
+    );
+  });
+
+  it('serves /readyz (503 once shutting down) and /metrics (behind METRICS_TOKEN when set)', async () => {
+    const ready = await service.request('/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', migrations: 'ok', queue: 'ok', shutdown: 'no' },
+    });
+    // The same app as a process that has begun to stop.
+    const stopping: Server = buildApp(service.services, { shuttingDown: () => true }).listen(0, '127.0.0.1');
+    try {
+      await new Promise((resolve) => stopping.once('listening', resolve));
+      const address = stopping.address() as { port: number };
+      const response = await fetch(`http://127.0.0.1:${address.port}/readyz`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({
+        code: 'service_unavailable',
+        checks: { shutdown: 'in_progress' },
+      });
+    } finally {
+      stopping.close();
+    }
+
+    const metrics = await service.request('/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    for (const line of [
+      /^http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/developer\/reports\/financial",status="202"\} \d+/m,
+      /^http_request_duration_seconds_bucket\{le="0\.1",method="GET",route="\/api\/v1\/developer\/reports\/:reportId",status="200"\} \d+/m,
+      /^report_submissions_total\{mode="test",outcome="accepted"\} \d+/m,
+      /^job_queue_depth\{queue="report-analysis",state="active"\} \d+/m,
+      /^worker_pool_utilisation \d/m,
+      /^process_cpu_user_seconds_total \d/m,
+      /^nodejs_eventloop_lag_seconds \d/m,
+    ]) {
+      expect(metrics.text).toMatch(line);
+    }
+    // Paths are never labels: the report ids polled above do not appear.
+    expect(metrics.text).not.toMatch(/route="\/api\/v1\/developer\/reports\/[0-9a-f]{8}-/);
+
+    service.services.config.metricsToken = 'scrape-secret';
+    try {
+      expect((await service.request('/metrics')).status).toBe(401);
+      const wrong = await service.request('/metrics', { headers: { Authorization: 'Bearer nope' } });
+      expect(wrong.status).toBe(401);
+      const right = await service.request('/metrics', { headers: { Authorization: 'Bearer scrape-secret' } });
+      expect(right.status).toBe(200);
+      expect(right.text).toContain('http_request_duration_seconds');
+    } finally {
+      service.services.config.metricsToken = null;
+    }
+  });
+});
+
+describe('back-pressure and fairness', () => {
+  it('answers 503 queue_full with Retry-After once MAX_QUEUED_JOBS wait, over REST and GraphQL', async () => {
+    // An api-role process enqueues but runs nothing: the jobs stay queued.
+    const api = await startTestService('postgres', { role: 'api', maxQueuedJobs: 3 });
+    try {
+      const key = await api.newKey('test');
+      for (let i = 0; i < 3; i++) await submit(api, key);
+      const full = await api.request(SUBMIT, { method: 'POST', key, body: fixture('general_new-3y') });
+      expect(full.status).toBe(503);
+      expect(full.headers.get('retry-after')).toBe('5');
+      expect(full.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(full.body).toMatchObject({ status: 503, code: 'queue_full' });
+      const viaGraphql = await graphql(
+        api,
+        key,
+        'mutation S($input: SubmitFinancialReportInput!) { submitFinancialReport(input: $input) { reportId } }',
+        { input: fixture('general_new-3y') },
+      );
+      expect(viaGraphql.body.errors?.[0]?.extensions?.code).toBe('QUEUE_FULL');
+      // Nothing half-written: still exactly three reports.
+      const client = await connect(api.db.databaseUrl!);
+      try {
+        expect((await client.query('select count(*)::int as n from reports')).rows[0].n).toBe(3);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("runs another account's job while one account's burst waits (JOB_ACCOUNT_CONCURRENCY)", async () => {
+    const service = await startTestService('postgres', { jobConcurrency: 8, jobAccountConcurrency: 1 });
+    const blocker = await connect(service.db.databaseUrl!);
+    try {
+      const burst = await service.newKey('test');
+      const other = await service.newKey('test');
+      // Jobs stop in their store step (statements locked), so claims can be watched.
+      await blocker.query('begin');
+      await blocker.query('lock table statements in access exclusive mode');
+      const burstReports = [];
+      for (let i = 0; i < 9; i++) burstReports.push((await submit(service, burst)).task_id);
+      const { task_id: otherTask } = await submit(service, other);
+      const claimed = async (ids: string[]) =>
+        Number(
+          (
+            await blocker.query('select count(*)::int as n from tasks where id = any($1) and attempts > 0', [
+              ids,
+            ])
+          ).rows[0].n,
+        );
+      // Without fairness the eight slots all go to the burst, submitted first, and the other account waits.
+      await until(
+        'the other account’s job to be claimed',
+        async () => ((await claimed([otherTask])) === 1 ? true : undefined),
+        20_000,
+      );
+      expect(await claimed(burstReports)).toBe(1);
+      await blocker.query('rollback');
+      for (const taskId of [...burstReports, otherTask]) {
+        await until('every job to finish', async () => {
+          const { rows } = await blocker.query('select status from tasks where id = $1', [taskId]);
+          return rows[0].status === 'processing' ? undefined : rows[0].status;
+        });
+      }
+      const { rows } = await blocker.query("select count(*)::int as n from tasks where status = 'success'");
+      expect(rows[0].n).toBe(10);
+    } finally {
+      await blocker.end();
+      await service.close();
+    }
+  });
+});
