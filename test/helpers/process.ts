@@ -107,18 +107,3 @@ export async function runCli(args: string[], env: Record<string, string>) {
     return { code: failure.code ?? 1, stdout: failure.stdout ?? '', stderr: failure.stderr ?? '' };
   }
 }
-
-/** Polls `probe` every 200 ms until it returns something other than undefined; throws after `timeoutMs`. */
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
