@@ -1,10 +1,13 @@
 /**
  * Builds the Koa application without listening: main.ts listens, tests drive it over a real socket.
  */
-import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
 import { graphqlMiddleware } from './graphql/index.ts';
+import { rateLimitsOf } from './lib/rateLimits.ts';
+import { closeUnreadBody } from './middlewares/closeUnreadBody.ts';
+import { requestId } from './middlewares/requestId.ts';
+import { securityHeaders } from './middlewares/securityHeaders.ts';
 import { consoleRoutes } from './rest/consoleRoutes.ts';
 import { developerRoutes } from './rest/developerRoutes.ts';
 import { docsRoutes } from './rest/docsRoutes.ts';
@@ -13,28 +16,15 @@ import { webRoutes } from './rest/webRoutes.ts';
 import type { ServiceContext } from './services/context.ts';
 
 export function buildApp(services: ServiceContext): Koa {
-  const app = new Koa({ proxy: services.config.trustProxy });
-  const { logger } = services;
+  const { config, logger } = services;
+  // TRUST_PROXY=<hops>: Koa takes the client address from the right-most `hops` X-Forwarded-For entries.
+  const hops = config.trustProxyHops || (config.trustProxy ? 1 : 0);
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
+  app.context.rateLimits = rateLimitsOf(services);
 
-  app.use(async (ctx, next) => {
-    const started = performance.now();
-    const requestId = ctx.get('X-Request-Id') || randomUUID();
-    ctx.set('X-Request-Id', requestId);
-    try {
-      await next();
-    } finally {
-      logger.debug(
-        {
-          requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round(performance.now() - started),
-        },
-        'request',
-      );
-    }
-  });
+  app.use(requestId(logger));
+  app.use(securityHeaders);
+  app.use(closeUnreadBody);
   app.use(problemMiddleware(logger));
 
   app.use(async (ctx, next) => {

@@ -13,7 +13,11 @@ import { migrate, openDatabase } from './db/database.ts';
 import { analyseReport, markFailed } from './jobs/analyseReport.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { failStaleReports } from './jobs/sweeper.ts';
+import { BODY_TIMEOUT_MS } from './rest/jsonBody.ts';
 import type { ServiceContext } from './services/context.ts';
+
+export const HEADERS_TIMEOUT_MS = 20_000;
+export const REQUEST_TIMEOUT_MS = BODY_TIMEOUT_MS + 5_000;
 
 export interface RunningService {
   services: ServiceContext;
@@ -65,6 +69,10 @@ export async function startService(
 
     const app = buildApp(services);
     const server = app.listen(config.port, config.host);
+    // Slow clients cannot hold sockets: headers must arrive within 20 s; a REST body within 30 s (jsonBody
+    // answers 408 with a problem body); anything else, GraphQL bodies included, within 35 s (Node answers 408).
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
+    server.requestTimeout = REQUEST_TIMEOUT_MS;
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);
