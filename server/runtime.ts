@@ -13,11 +13,9 @@ import { migrate, openDatabase } from './db/database.ts';
 import { analyseReport, markFailed } from './jobs/analyseReport.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { failStaleReports } from './jobs/sweeper.ts';
-import { BODY_TIMEOUT_MS } from './rest/jsonBody.ts';
 import type { ServiceContext } from './services/context.ts';
 
 export const HEADERS_TIMEOUT_MS = 20_000;
-export const REQUEST_TIMEOUT_MS = BODY_TIMEOUT_MS + 5_000;
 
 export interface RunningService {
   services: ServiceContext;
@@ -69,10 +67,11 @@ export async function startService(
 
     const app = buildApp(services);
     const server = app.listen(config.port, config.host);
-    // Slow clients cannot hold sockets: headers must arrive within 20 s; a REST body within 30 s (jsonBody
-    // answers 408 with a problem body); anything else, GraphQL bodies included, within 35 s (Node answers 408).
+    // Slow clients cannot hold sockets: headers must arrive within 20 s; a REST body within BODY_TIMEOUT_SECONDS
+    // (jsonBody answers 408 with a problem body); any request, GraphQL bodies included, within 5 s more
+    // (then Node itself answers 408 and closes).
     server.headersTimeout = HEADERS_TIMEOUT_MS;
-    server.requestTimeout = REQUEST_TIMEOUT_MS;
+    server.requestTimeout = Math.max(HEADERS_TIMEOUT_MS, config.bodyTimeoutMs) + 5_000;
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);

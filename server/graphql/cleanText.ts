@@ -7,6 +7,7 @@ import { type DocumentNode, Kind, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { textProblem } from '../../schema/text.ts';
 import { type FieldProblem, ValidationError } from '../errors.ts';
+import { toGraphQLError } from './errors.ts';
 
 const MAX_PROBLEMS = 100;
 
@@ -22,7 +23,9 @@ function literalProblems(document: DocumentNode, problems: FieldProblem[]): void
           const problem = textProblem(node.value, { multiline: node.block === true });
           if (problem) problems.push({ path, message: problem });
         } else if (node.kind === Kind.LIST) {
-          node.values.forEach((value, i) => stack.push({ node: value, path: `${path}[${i}]` }));
+          node.values.forEach((value, i) => {
+            stack.push({ node: value, path: `${path}[${i}]` });
+          });
         } else if (node.kind === Kind.OBJECT) {
           for (const field of node.fields)
             stack.push({ node: field.value, path: `${path}.${field.name.value}` });
@@ -46,7 +49,9 @@ function variableProblems(variables: unknown, problems: FieldProblem[]): void {
       const problem = textProblem(value);
       if (problem) problems.push({ path, message: problem });
     } else if (Array.isArray(value)) {
-      value.forEach((item, i) => stack.push({ value: item, path: `${path}[${i}]` }));
+      value.forEach((item, i) => {
+        stack.push({ value: item, path: `${path}[${i}]` });
+      });
     } else if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value)) {
         if (textProblem(key))
@@ -62,6 +67,7 @@ export const cleanTextPlugin: Plugin = {
     const problems: FieldProblem[] = [];
     literalProblems(args.document, problems);
     variableProblems(args.variableValues, problems);
-    if (problems.length > 0) throw new ValidationError(problems);
+    // As a GraphQLError: Yoga would take a thrown error's `errors` array for an aggregate of errors.
+    if (problems.length > 0) throw toGraphQLError(new ValidationError(problems));
   },
 };

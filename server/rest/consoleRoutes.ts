@@ -88,17 +88,27 @@ export function consoleRoutes(services: ServiceContext): Router {
     await next();
   });
 
-  router.post('/signup', requireSameOrigin, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
-    await ctx.rateLimits.take('signup', ctx.ip, 'sign-up attempts from this address');
-    const session = await signUp(em(), credentials(ctx.request.body));
-    await startSession(ctx, session, 201);
-  });
+  router.post(
+    '/signup',
+    requireSameOrigin,
+    jsonBody(BODY_LIMIT_BYTES, services.config.bodyTimeoutMs),
+    async (ctx) => {
+      await ctx.rateLimits.take('signup', ctx.ip, 'sign-up attempts from this address');
+      const session = await signUp(em(), credentials(ctx.request.body));
+      await startSession(ctx, session, 201);
+    },
+  );
 
-  router.post('/login', requireSameOrigin, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
-    // logIn throttles failed attempts per email and per address (429 with Retry-After).
-    const session = await logIn(em(), credentials(ctx.request.body), ctx.ip, ctx.rateLimits);
-    await startSession(ctx, session, 200);
-  });
+  router.post(
+    '/login',
+    requireSameOrigin,
+    jsonBody(BODY_LIMIT_BYTES, services.config.bodyTimeoutMs),
+    async (ctx) => {
+      // logIn throttles failed attempts per email and per address (429 with Retry-After).
+      const session = await logIn(em(), credentials(ctx.request.body), ctx.ip, ctx.rateLimits);
+      await startSession(ctx, session, 200);
+    },
+  );
 
   router.post('/logout', requireSameOrigin, async (ctx) => {
     const token = readSessionCookie(ctx.get('Cookie'));

@@ -39,7 +39,7 @@ export function developerRoutes(services: ServiceContext): Router<State> {
   router.post(
     '/reports/financial',
     rateLimit('submissions'),
-    jsonBody(services.config.bodyLimitBytes),
+    jsonBody(services.config.bodyLimitBytes, services.config.bodyTimeoutMs),
     async (ctx) => {
       const receipt = await submitReport(services, ctx.state.principal, ctx.request.body);
       ctx.status = 202;

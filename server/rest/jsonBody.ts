@@ -17,7 +17,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../errors.ts';
 
-/** How long a client may take to send a body, once its headers have arrived (documented: 30 s). */
+/** How long a client may take to send a body by default (BODY_TIMEOUT_SECONDS). */
 export const BODY_TIMEOUT_MS = 30_000;
 
 /** The decompressors for the Content-Encodings accepted (Node 24's zlib does zstd too). */
@@ -45,34 +45,47 @@ function decoders(header: string): Array<() => Transform> {
   return chain.reverse();
 }
 
-/** The body as text, decompressed, at most `limitBytes` of it, within `timeoutMs`. */
-async function readText(req: IncomingMessage, limitBytes: number, timeoutMs: number): Promise<string> {
+/**
+ * The body as text, decompressed, at most `limitBytes` of it, within `timeoutMs`. On a refusal the request
+ * stream is left paused, not destroyed (that would close the socket before the answer is written).
+ */
+function readText(req: IncomingMessage, limitBytes: number, timeoutMs: number): Promise<string> {
   const chain = decoders(req.headers['content-encoding'] ?? '');
-  let stream: Readable = req;
-  for (const make of chain) stream = stream.pipe(make());
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const timer = setTimeout(() => stream.destroy(new RequestTimeoutError(timeoutMs)), timeoutMs);
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+  const streams: Readable[] = [req];
+  for (const make of chain) streams.push(streams.at(-1)!.pipe(make()));
+  const stream = streams.at(-1)!;
+  return new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (error: Error | null) => {
+      clearTimeout(timer);
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      for (const s of streams) s.off('error', onError);
+      if (!error) return resolve(Buffer.concat(chunks, size).toString('utf8'));
+      req.unpipe();
+      req.pause();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limitBytes) throw new PayloadTooLargeError(limitBytes);
-      chunks.push(chunk);
-    }
-  } catch (error) {
-    if (error instanceof PayloadTooLargeError || error instanceof RequestTimeoutError) throw error;
-    if (req.errored instanceof RequestTimeoutError) throw req.errored;
-    throw new MalformedJsonError(
-      chain.length > 0
-        ? `The request body could not be decompressed (${req.headers['content-encoding']}).`
-        : 'The request body could not be read.',
-    );
-  } finally {
-    clearTimeout(timer);
-    // Whatever was not read (a refused or broken body) is dropped; the connection is closed after the answer.
-    if (!req.complete) req.pause();
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+      if (size > limitBytes) finish(new PayloadTooLargeError(limitBytes));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish(null);
+    const onError = () =>
+      finish(
+        new MalformedJsonError(
+          chain.length > 0
+            ? `The request body could not be decompressed (${req.headers['content-encoding']}).`
+            : 'The request body could not be read.',
+        ),
+      );
+    const timer = setTimeout(() => finish(new RequestTimeoutError(timeoutMs)), timeoutMs);
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    for (const s of streams) s.on('error', onError);
+  });
 }
 
 export function jsonBody(limitBytes: number, timeoutMs = BODY_TIMEOUT_MS) {

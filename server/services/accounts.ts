@@ -152,14 +152,16 @@ export async function logIn(
   const unclean = textProblem(password);
   if (unclean) throw new ValidationError([{ path: 'password', message: unclean }]);
   const clientKey = `${email}\u0000${clientAddress}`;
-  const [byClient, byEmail] = await Promise.all([
-    limits.consume('login_client', clientKey),
-    limits.consume('login_email', email),
-  ]);
-  const refused = [byClient, byEmail].filter((state) => !state.allowed);
-  if (refused.length > 0) {
-    const wait = Math.max(...refused.map((state) => state.resetSeconds));
-    throw new TooManyRequestsError(`Too many sign-in attempts; try again in ${wait} seconds.`, wait);
+  // The email+client budget first: a stranger refused there does not spend the owner's per-email ceiling.
+  for (const [budget, subject] of [
+    ['login_client', clientKey],
+    ['login_email', email],
+  ] as const) {
+    const state = await limits.consume(budget, subject);
+    if (!state.allowed) {
+      const wait = state.resetSeconds;
+      throw new TooManyRequestsError(`Too many sign-in attempts; try again in ${wait} seconds.`, wait);
+    }
   }
   const account = email ? await em.findOne(Account, { email }) : null;
   decoyHash ??= argon2.hash(randomToken(16), { type: argon2.argon2id });
