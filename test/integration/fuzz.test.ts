@@ -40,7 +40,7 @@ function setAt(root: Json, path: (string | number)[], value: Json): void {
  * A deeply nested value goes into the body as text (JSON.stringify would overflow the TEST's stack): a
  * placeholder string is replaced by `{"a":[{"a":[…"x"…]}]}` once the rest is serialised.
  */
-const NESTED = /"\u0001nested:(\d+)"/g;
+const NESTED = /"\\u0001nested:(\d+)"/g;
 const nestedText = (depth: number) => {
   let open = '';
   let close = '';
