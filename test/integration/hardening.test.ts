@@ -227,6 +227,21 @@ describe('hardening', () => {
       },
     );
 
+    it('never answers 5xx for control characters or broken UTF-8 in path segments and headers', async () => {
+      const id = randomUUID();
+      for (const bad of ['%00', '%ED%A0%80', '%FF', '%07x', '%C0%80']) {
+        for (const path of [
+          `/api/v1/developer/reports/${bad}`,
+          `/api/v1/developer/tasks/${bad}`,
+          `/api/v1/developer/reports/${id}/analysis/${bad}`,
+          `/api/v1/shared/reports/${bad}`,
+        ]) {
+          const response = await service.request(path, { key });
+          expect(response.status, path).toBeLessThan(500);
+        }
+      }
+    });
+
     it('rejects a bad key name in the service, and bad GraphQL arguments and variables with 422', async () => {
       const em = service.services.db.orm.em.fork();
       const accountId = (await service.services.db.orm.em
