@@ -4,15 +4,24 @@
  * Line items are checked by a hand-written loop inside a yup test: per-item yup schemas made a 20-year body
  * (3 sheets × 90 items, 437 kB) take 45–75 ms instead of 2–3 ms.
  * Whether an item_name is in the catalogue is not checked here: the normaliser warns about unknown ones.
+ *
+ * Bounded whatever the input: every array's length is checked before its elements (an over-long array is
+ * one error and its elements are not looked at), and one sheet's items yield at most
+ * LIMITS.maxItemErrorsPerSheet errors plus one that counts the rest. So a body within the size limit yields
+ * at most a few thousand errors, of which the ValidationError returns the first 100 (server/errors.ts).
  */
 
 import * as yup from 'yup';
 import type { AccountingStandard, EnterpriseInfo, SheetType } from '../worker/types.ts';
 import { ACCOUNTING_STANDARDS, SHEET_TYPES } from '../worker/types.ts';
+import { textProblem } from './text.ts';
 
 export const LIMITS = {
   maxYears: 30,
+  maxSheetsPerYear: 3,
   maxItemsPerSheet: 300,
+  /** Errors built for one sheet's items; beyond it one summary error counts the rest. */
+  maxItemErrorsPerSheet: 100,
   maxNameLength: 200,
   minYear: 1950,
   maxYear: 2100,
@@ -94,6 +103,29 @@ const MSG = {
   year: `must be between ${LIMITS.minYear} and ${LIMITS.maxYear}`,
   nameLength: `must be at most ${LIMITS.maxNameLength} characters long`,
 } as const;
+
+/** A yup test applying the clean-text rule (schema/text.ts) to a string. */
+const cleanText = {
+  name: 'cleanText',
+  skipAbsent: true,
+  test(value: unknown, ctx: yup.TestContext) {
+    const problem = typeof value === 'string' ? textProblem(value) : undefined;
+    return problem ? fieldError(ctx.path, problem) : true;
+  },
+};
+
+/**
+ * An array whose length is checked before its elements: over `max` it is one error and `element` never
+ * runs (yup's array().of().max() validates every element first, which is how one body used to produce
+ * millions of errors).
+ */
+function boundedArray<S extends yup.Schema>(max: number, what: string, of: () => S): S {
+  const tooLong = yup.array().required(MSG.required).max(max, `must hold at most ${max} ${what}`);
+  const element = of();
+  return yup.lazy((value: unknown) =>
+    Array.isArray(value) && value.length > max ? tooLong : element,
+  ) as unknown as S;
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -191,6 +223,7 @@ function itemErrors(items: readonly unknown[], sheetType: SheetType | undefined,
     else if (typeof name !== 'string') errors.push(fieldError(namePath, MSG.string));
     else if (name.trim() === '') errors.push(fieldError(namePath, 'must not be empty'));
     else if (name.length > LIMITS.maxNameLength) errors.push(fieldError(namePath, MSG.nameLength));
+    else if (textProblem(name)) errors.push(fieldError(namePath, textProblem(name)!));
     else {
       const first = firstIndexOfName.get(name);
       if (first === undefined) firstIndexOfName.set(name, k);
@@ -210,6 +243,19 @@ function itemErrors(items: readonly unknown[], sheetType: SheetType | undefined,
     if (previousValue !== undefined && previousValue !== null) {
       const problem = amountProblem(previousValue);
       if (problem) errors.push(fieldError(`${itemPath}.${previous}`, problem));
+    }
+    if (errors.length > LIMITS.maxItemErrorsPerSheet) {
+      // Stop building errors (a sheet of garbage would otherwise answer thousands); count what is left.
+      const rest = items.length - k - 1;
+      const kept = errors.slice(0, LIMITS.maxItemErrorsPerSheet);
+      kept.push(
+        fieldError(
+          path,
+          `has more problems than listed: ${errors.length - kept.length} more in items[..${k}]` +
+            (rest > 0 ? ` and the ${rest} items after items[${k}] were not checked` : ''),
+        ),
+      );
+      return kept;
     }
   }
   return errors;
@@ -255,38 +301,40 @@ const sheetSchema = closedObject(
 const yearSchema = closedObject(
   {
     year: yup.number().required(MSG.required).typeError(MSG.integer).integer(MSG.integer),
-    sheets: yup
-      .array()
-      .of(sheetSchema)
-      .required(MSG.required)
-      .typeError(MSG.array)
-      .test({
-        name: 'sheetTypes',
-        skipAbsent: true,
-        test(sheets, ctx) {
-          const errors: yup.ValidationError[] = [];
-          const firstIndexOfType = new Map<SheetType, number>();
-          sheets.forEach((sheet, j) => {
-            const type: unknown = isPlainObject(sheet) ? sheet.sheet_type : undefined;
-            if (!isSheetType(type)) return;
-            const first = firstIndexOfType.get(type);
-            if (first === undefined) firstIndexOfType.set(type, j);
-            else {
-              const message = `duplicates the ${type} sheet of sheets[${first}]: each sheet_type at most once a year`;
-              errors.push(fieldError(`${ctx.path}[${j}].sheet_type`, message));
+    sheets: boundedArray(LIMITS.maxSheetsPerYear, 'sheets', () =>
+      yup
+        .array()
+        .of(sheetSchema)
+        .required(MSG.required)
+        .typeError(MSG.array)
+        .test({
+          name: 'sheetTypes',
+          skipAbsent: true,
+          test(sheets, ctx) {
+            const errors: yup.ValidationError[] = [];
+            const firstIndexOfType = new Map<SheetType, number>();
+            sheets.forEach((sheet, j) => {
+              const type: unknown = isPlainObject(sheet) ? sheet.sheet_type : undefined;
+              if (!isSheetType(type)) return;
+              const first = firstIndexOfType.get(type);
+              if (first === undefined) firstIndexOfType.set(type, j);
+              else {
+                const message = `duplicates the ${type} sheet of sheets[${first}]: each sheet_type at most once a year`;
+                errors.push(fieldError(`${ctx.path}[${j}].sheet_type`, message));
+              }
+            });
+            const year: unknown = isPlainObject(ctx.parent) ? ctx.parent.year : undefined;
+            const which = Number.isInteger(year) ? `year ${year}` : 'this year';
+            for (const type of REQUIRED_SHEETS) {
+              if (!firstIndexOfType.has(type)) {
+                const message = `${which} has no ${type} sheet (income and balance are required every year)`;
+                errors.push(fieldError(ctx.path, message));
+              }
             }
-          });
-          const year: unknown = isPlainObject(ctx.parent) ? ctx.parent.year : undefined;
-          const which = Number.isInteger(year) ? `year ${year}` : 'this year';
-          for (const type of REQUIRED_SHEETS) {
-            if (!firstIndexOfType.has(type)) {
-              const message = `${which} has no ${type} sheet (income and balance are required every year)`;
-              errors.push(fieldError(ctx.path, message));
-            }
-          }
-          return result(errors);
-        },
-      }),
+            return result(errors);
+          },
+        }),
+    ),
   },
   'a year object',
 )
@@ -313,7 +361,7 @@ function yearRange(root: unknown): { start: number; end: number } | undefined {
 }
 
 const infoString = () =>
-  yup.string().nullable().typeError(MSG.string).max(LIMITS.maxNameLength, MSG.nameLength);
+  yup.string().nullable().typeError(MSG.string).max(LIMITS.maxNameLength, MSG.nameLength).test(cleanText);
 /** 0 or 1 exactly: mixed + oneOf compares with ===, so "1" and true are rejected, and the type is 0 | 1. */
 const flag = () => yup.mixed<0 | 1>().oneOf([0, 1], MSG.flag);
 
@@ -353,7 +401,8 @@ export const submissionSchema: yup.ObjectSchema<SubmissionInput> = closedObject(
         skipAbsent: true,
         message: MSG.nameLength,
         test: (name) => name == null || name.trim().length <= LIMITS.maxNameLength,
-      }),
+      })
+      .test(cleanText),
     accounting_standard: oneOf(ACCOUNTING_STANDARDS),
     year_start: yearBound(),
     year_end: yearBound().test({
@@ -373,51 +422,52 @@ export const submissionSchema: yup.ObjectSchema<SubmissionInput> = closedObject(
         return true;
       },
     }),
-    years_data: yup
-      .array()
-      .of(yearSchema)
-      .required(MSG.required)
-      .typeError(MSG.array)
-      .max(LIMITS.maxYears, `must hold at most ${LIMITS.maxYears} years`)
-      .test({
-        name: 'yearCoverage',
-        skipAbsent: true,
-        test(years, ctx) {
-          const range = yearRange(ctx.parent);
-          const errors: yup.ValidationError[] = [];
-          const firstIndexOfYear = new Map<number, number>();
-          years.forEach((entry, i) => {
-            const year: unknown = isPlainObject(entry) ? entry.year : undefined;
-            if (typeof year !== 'number' || !Number.isInteger(year)) return;
-            const path = `${ctx.path}[${i}].year`;
-            const first = firstIndexOfYear.get(year);
-            if (first !== undefined) {
-              errors.push(
-                fieldError(path, `year ${year} appears more than once (first at years_data[${first}])`),
-              );
-              return;
-            }
-            firstIndexOfYear.set(year, i);
-            if (range && (year < range.start || year > range.end)) {
-              errors.push(
-                fieldError(
-                  path,
-                  `year ${year} is outside year_start..year_end (${range.start}–${range.end})`,
-                ),
-              );
-            }
-          });
-          if (range) {
-            for (let year = range.start; year <= range.end; year++) {
-              if (!firstIndexOfYear.has(year)) {
-                const message = `year ${year} is missing: every year from ${range.start} to ${range.end} is required once`;
-                errors.push(fieldError(ctx.path, message));
+    years_data: boundedArray(LIMITS.maxYears, 'years', () =>
+      yup
+        .array()
+        .of(yearSchema)
+        .required(MSG.required)
+        .typeError(MSG.array)
+        .test({
+          name: 'yearCoverage',
+          skipAbsent: true,
+          test(years, ctx) {
+            const range = yearRange(ctx.parent);
+            const errors: yup.ValidationError[] = [];
+            const firstIndexOfYear = new Map<number, number>();
+            years.forEach((entry, i) => {
+              const year: unknown = isPlainObject(entry) ? entry.year : undefined;
+              if (typeof year !== 'number' || !Number.isInteger(year)) return;
+              const path = `${ctx.path}[${i}].year`;
+              const first = firstIndexOfYear.get(year);
+              if (first !== undefined) {
+                errors.push(
+                  fieldError(path, `year ${year} appears more than once (first at years_data[${first}])`),
+                );
+                return;
+              }
+              firstIndexOfYear.set(year, i);
+              if (range && (year < range.start || year > range.end)) {
+                errors.push(
+                  fieldError(
+                    path,
+                    `year ${year} is outside year_start..year_end (${range.start}–${range.end})`,
+                  ),
+                );
+              }
+            });
+            if (range) {
+              for (let year = range.start; year <= range.end; year++) {
+                if (!firstIndexOfYear.has(year)) {
+                  const message = `year ${year} is missing: every year from ${range.start} to ${range.end} is required once`;
+                  errors.push(fieldError(ctx.path, message));
+                }
               }
             }
-          }
-          return result(errors);
-        },
-      }),
+            return result(errors);
+          },
+        }),
+    ),
     enterprise_info: enterpriseInfoSchema,
     ai_auto_analysis: flag().nonNullable(MSG.flag),
   },

@@ -1,12 +1,15 @@
 /**
  * Builds the Koa application without listening: main.ts listens, tests drive it over a real socket.
  */
-import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { RouteNotFoundError } from './errors.ts';
 import { graphqlMiddleware } from './graphql/index.ts';
+import { rateLimitsOf } from './lib/rateLimits.ts';
 import { accessLog } from './middlewares/accessLog.ts';
+import { closeUnreadBody } from './middlewares/closeUnreadBody.ts';
 import { metricsMiddleware } from './middlewares/metrics.ts';
+import { requestId } from './middlewares/requestId.ts';
+import { securityHeaders } from './middlewares/securityHeaders.ts';
 import { consoleRoutes } from './rest/consoleRoutes.ts';
 import { developerRoutes } from './rest/developerRoutes.ts';
 import { docsRoutes } from './rest/docsRoutes.ts';
@@ -23,16 +26,18 @@ export interface AppOptions {
 }
 
 export function buildApp(services: ServiceContext, options: AppOptions = {}): Koa {
-  const app = new Koa({ proxy: services.config.trustProxy });
-  const { logger } = services;
+  const { config, logger } = services;
+  // TRUST_PROXY=<hops>: Koa takes the client address from the right-most `hops` X-Forwarded-For entries.
+  const hops = config.trustProxyHops || (config.trustProxy ? 1 : 0);
+  const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
+  app.context.rateLimits = rateLimitsOf(services);
 
   // Outermost, so they see the final status (after problem mapping) and the whole duration.
   app.use(accessLog(logger));
   app.use(metricsMiddleware());
-  app.use(async (ctx, next) => {
-    ctx.set('X-Request-Id', ctx.get('X-Request-Id') || randomUUID());
-    await next();
-  });
+  app.use(requestId);
+  app.use(securityHeaders);
+  app.use(closeUnreadBody);
   app.use(problemMiddleware(logger));
 
   app.use(opsRoutes(services, options.shuttingDown ?? (() => false)).routes());

@@ -3,6 +3,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import type { Budget, BudgetSize } from './lib/rateLimits.ts';
 
 /** What this process runs: `all` (HTTP and jobs), `api` (HTTP, enqueues), `worker` (jobs, sweepers; ops endpoints). */
 export const ROLES = ['all', 'api', 'worker'] as const;
@@ -35,10 +36,19 @@ export interface Config {
   /** Public base URL of the web app, without a trailing slash; used for absolute share links. */
   appUrl: string;
   logLevel: string;
-  /** Trust X-Forwarded-* headers (behind a reverse proxy). */
+  /** Trust X-Forwarded-* headers (behind a reverse proxy): true when trustProxyHops > 0. */
   trustProxy: boolean;
+  /**
+   * Reverse proxies in front of the service (TRUST_PROXY=<hops>; `true` = 1, `false` = 0): the client address
+   * is the right-most X-Forwarded-For entry not added by one of them (Koa's maxIpsCount).
+   */
+  trustProxyHops: number;
+  /** Sizes of the rate-limit budgets (server/lib/rateLimits.ts). */
+  rateLimits: Record<Budget, BudgetSize>;
   /** Maximum request body, bytes. */
   bodyLimitBytes: number;
+  /** A request body must arrive within this many milliseconds of its headers (else 408). */
+  bodyTimeoutMs: number;
   /** Indicator worker threads (Piscina). */
   poolThreads: number;
   /** Report jobs one process runs at once. */
@@ -101,6 +111,44 @@ function int(name: string, value: string | undefined, fallback: number, min = 0)
   return n;
 }
 
+function trustProxyHops(value: string | undefined): number {
+  const v = value?.trim().toLowerCase();
+  if (!v || v === 'false') return 0;
+  if (v === 'true') return 1;
+  return int('TRUST_PROXY', v, 0);
+}
+
+/** A budget given as a sustained rate and a burst: `burst` requests per `burst / perSecond` seconds. */
+function rateBudget(env: NodeJS.ProcessEnv, name: string, perSecond: number, burst: number): BudgetSize {
+  const rate = int(`RATE_LIMIT_${name}_PER_SECOND`, env[`RATE_LIMIT_${name}_PER_SECOND`], perSecond, 1);
+  const points = int(`RATE_LIMIT_${name}_BURST`, env[`RATE_LIMIT_${name}_BURST`], Math.max(burst, rate), 1);
+  return { points, windowSeconds: points / rate };
+}
+
+function rateLimits(env: NodeJS.ProcessEnv): Record<Budget, BudgetSize> {
+  return {
+    reads: rateBudget(env, 'READS', 50, 100),
+    submissions: rateBudget(env, 'SUBMISSIONS', 20, 40),
+    ai_regeneration: {
+      points: int('RATE_LIMIT_AI_PER_HOUR', env.RATE_LIMIT_AI_PER_HOUR, 20, 1),
+      windowSeconds: 3600,
+    },
+    // Sign-in: 10 attempts per email and client address, 100 per email whoever tries, per 15 minutes.
+    login_client: {
+      points: int('RATE_LIMIT_LOGIN_PER_CLIENT', env.RATE_LIMIT_LOGIN_PER_CLIENT, 10, 1),
+      windowSeconds: 900,
+    },
+    login_email: {
+      points: int('RATE_LIMIT_LOGIN_PER_EMAIL', env.RATE_LIMIT_LOGIN_PER_EMAIL, 100, 1),
+      windowSeconds: 900,
+    },
+    signup: {
+      points: int('RATE_LIMIT_SIGNUP_PER_HOUR', env.RATE_LIMIT_SIGNUP_PER_HOUR, 20, 1),
+      windowSeconds: 3600,
+    },
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int('PORT', env.PORT, 3000);
   const cpus = availableParallelism();
@@ -130,8 +178,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST?.trim() || '0.0.0.0',
     appUrl: (env.APP_URL?.trim() || `http://localhost:${port}`).replace(/\/+$/, ''),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
-    trustProxy: env.TRUST_PROXY === '1' || env.TRUST_PROXY === 'true',
+    trustProxy: trustProxyHops(env.TRUST_PROXY) > 0,
+    trustProxyHops: trustProxyHops(env.TRUST_PROXY),
+    rateLimits: rateLimits(env),
     bodyLimitBytes: int('BODY_LIMIT_MB', env.BODY_LIMIT_MB, 8, 1) * 1024 * 1024,
+    bodyTimeoutMs: int('BODY_TIMEOUT_SECONDS', env.BODY_TIMEOUT_SECONDS, 30, 1) * 1000,
     poolThreads: int('POOL_THREADS', env.POOL_THREADS, Math.max(1, cpus), 0),
     // A job mostly waits (database round trips, its turn in the pool): enough of them in flight keep the pool and
     // PostgreSQL busy (docs/performance.md: 8 → 32 on two cores, ≈ 80 → ≈ 105 reports/s sustained).

@@ -26,16 +26,34 @@ export class AppError extends Error {
   }
 }
 
+/** A path or message longer than this is cut (a client-chosen field name could be megabytes long). */
+const MAX_PROBLEM_TEXT = 200;
+const cut = (text: string) => (text.length > MAX_PROBLEM_TEXT ? `${text.slice(0, MAX_PROBLEM_TEXT)}…` : text);
+const boundedProblem = (problem: FieldProblem): FieldProblem => ({
+  path: cut(problem.path),
+  message: cut(problem.message),
+});
+
+/** At most this many field errors are returned; the rest are counted (`errors_omitted`). */
+export const MAX_FIELD_ERRORS = 100;
+
 export class ValidationError extends AppError {
+  /** Field errors found beyond the MAX_FIELD_ERRORS returned (0 when every one is listed). */
+  readonly omitted: number;
+
   constructor(errors: FieldProblem[], detail?: string) {
     const count = errors.length;
+    const omitted = Math.max(0, errors.length - MAX_FIELD_ERRORS);
     super(
       'validation_failed',
       422,
       'The request body is invalid',
-      detail ?? `${count} field${count === 1 ? '' : 's'} failed validation; see errors.`,
-      errors,
+      detail ??
+        `${count} field${count === 1 ? '' : 's'} failed validation; see errors` +
+          (omitted > 0 ? ` (the first ${count - omitted}; ${omitted} more not listed).` : '.'),
+      errors.slice(0, MAX_FIELD_ERRORS).map(boundedProblem),
     );
+    this.omitted = omitted;
   }
 }
 
@@ -52,6 +70,28 @@ export class UnsupportedMediaTypeError extends AppError {
       415,
       'Unsupported media type',
       `Send the body as Content-Type: application/json${got ? ` (got "${got}")` : ''}.`,
+    );
+  }
+}
+
+export class UnsupportedContentEncodingError extends AppError {
+  constructor(got: string) {
+    super(
+      'unsupported_content_encoding',
+      415,
+      'Unsupported content encoding',
+      `Content-Encoding "${got.slice(0, 40)}" is not supported; send identity, gzip, deflate, br or zstd.`,
+    );
+  }
+}
+
+export class RequestTimeoutError extends AppError {
+  constructor(timeoutMs: number) {
+    super(
+      'request_timeout',
+      408,
+      'Request timeout',
+      `The request body did not arrive within ${Math.round(timeoutMs / 1000)} seconds.`,
     );
   }
 }

@@ -25,6 +25,8 @@ import { purgeExpiredReports, RETENTION_INTERVAL_MS } from './jobs/retention.ts'
 import { failStaleReports } from './jobs/sweeper.ts';
 import type { ServiceContext } from './services/context.ts';
 
+export const HEADERS_TIMEOUT_MS = 20_000;
+
 export interface RunningService {
   services: ServiceContext;
   server: Server;
@@ -130,6 +132,11 @@ export async function startService(
 
     const app = buildApp(services, { api, shuttingDown: () => shuttingDown });
     const server = app.listen(config.port, config.host);
+    // Slow clients cannot hold sockets: headers must arrive within 20 s; a REST body within BODY_TIMEOUT_SECONDS
+    // (jsonBody answers 408 with a problem body); any request, GraphQL bodies included, within 5 s more
+    // (then Node itself answers 408 and closes).
+    server.headersTimeout = HEADERS_TIMEOUT_MS;
+    server.requestTimeout = Math.max(HEADERS_TIMEOUT_MS, config.bodyTimeoutMs) + 5_000;
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);

@@ -74,6 +74,9 @@ export function toGraphQLError(error: AppError, located?: unknown): GraphQLError
     extensions: {
       code: error.code.toUpperCase(),
       ...(error.errors ? { errors: error.errors } : {}),
+      ...(error instanceof ValidationError && error.omitted > 0
+        ? { errors_truncated: true, errors_omitted: error.omitted }
+        : {}),
       // Authentication (401), the CSRF check (403) and a bad X-Console-Mode (422) fail before execution, for
       // the whole request (no field path), so the HTTP status says it too, as REST's would. Errors of single
       // fields keep 200: the rest of the response still holds data.

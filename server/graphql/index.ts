@@ -7,7 +7,10 @@
 import { createYoga } from 'graphql-yoga';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import { budgetSubject, chargeBudget } from '../middlewares/rateLimit.ts';
+import { authenticateApiKey } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { cleanTextPlugin } from './cleanText.ts';
 import { createContext, type GraphQLContext } from './context.ts';
 import { createMaskError } from './errors.ts';
 import { queryLimitPlugins } from './limits.ts';
@@ -46,7 +49,7 @@ export function createGraphQLServer(services: ServiceContext) {
     // Yoga's GraphiQL loads its scripts from a CDN; the service makes no request to the internet, so point a
     // local GraphQL client (or the committed schema/schema.graphql) at /graphql instead.
     graphiql: false,
-    plugins: queryLimitPlugins(),
+    plugins: [...queryLimitPlugins(), cleanTextPlugin],
   });
 }
 
@@ -54,6 +57,13 @@ export function graphqlMiddleware(services: ServiceContext): Middleware {
   const yoga = createGraphQLServer(services);
   return async (ctx, next) => {
     if (ctx.path !== GRAPHQL_PATH) return next();
+    // An API key's GraphQL requests share its `reads` budget with REST (submissions and AI regeneration are
+    // charged again by their mutations). A bad key is left to the context's authentication to refuse.
+    const key = ctx.get('X-API-Key').trim();
+    if (key) {
+      const principal = await authenticateApiKey(services.db.orm.em.fork(), key).catch(() => null);
+      if (principal) await chargeBudget(ctx, 'reads', budgetSubject(principal));
+    }
     const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res);
     ctx.status = response.status;
     response.headers.forEach((value, name) => {

@@ -9,8 +9,14 @@
  *   can hold, whatever the aliases.
  * - tokens: a document of at most MAX_TOKENS tokens, so parsing and validation stay cheap.
  *
- * A rejected request gets a GraphQL error with `extensions.code` QUERY_TOO_DEEP, QUERY_TOO_COMPLEX or (for
- * tokens) GRAPHQL_PARSE_FAILED, and nothing executes.
+ * - aliases: at most MAX_ALIASES aliased fields in a document (TOO_MANY_ALIASES);
+ * - AI: at most one AI-generating mutation field (generateAiAnalysis) per request (TOO_MANY_AI_MUTATIONS),
+ *   whatever the aliases or fragments; each one also spends the key's ai_regeneration budget.
+ * The catalogue's lists declare their real sizes (fixedListSize); every other list either declares its size
+ * or is bounded by the objects around it.
+ *
+ * A rejected request gets a GraphQL error with `extensions.code` QUERY_TOO_DEEP, QUERY_TOO_COMPLEX,
+ * TOO_MANY_ALIASES, TOO_MANY_AI_MUTATIONS or (for tokens) GRAPHQL_PARSE_FAILED, and nothing executes.
  */
 import {
   type ASTVisitor,
@@ -33,6 +39,11 @@ import type { Plugin } from 'graphql-yoga';
 export const MAX_DEPTH = 8;
 export const MAX_COST = 10_000;
 export const MAX_TOKENS = 2_000;
+/** Aliased fields in one document: aliases are how one request repeats a field many times. */
+export const MAX_ALIASES = 30;
+/** Mutation fields that make model calls; at most one of them per request. */
+export const AI_MUTATIONS: ReadonlySet<string> = new Set(['generateAiAnalysis']);
+export const MAX_AI_MUTATIONS = 1;
 
 /** How many items a list field returns, for the cost estimate (cf. the cost spec's `@listSize`). */
 export interface ListSize {
@@ -42,6 +53,11 @@ export interface ListSize {
   defaultSize: number;
   /** The largest size: taken when the argument is a variable, and the cap for a literal. */
   maxSize: number;
+}
+
+/** `extensions` of a list whose size is known (the static catalogue's): no argument changes it. */
+export function fixedListSize(size: number): { listSize: ListSize } {
+  return { listSize: { slicingArgument: '', defaultSize: size, maxSize: size } };
 }
 
 /** `extensions` of a list field, declaring its size. */
@@ -125,6 +141,30 @@ function measure(
   return { depth, cost };
 }
 
+/** How many root fields named in `names` a selection set runs (through aliases and fragments). */
+function countRootFields(
+  selectionSet: SelectionSetNode,
+  fragments: Map<string, FragmentDefinitionNode>,
+  names: ReadonlySet<string>,
+  expanding: Set<string>,
+): number {
+  let count = 0;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (names.has(selection.name.value)) count++;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      count += countRootFields(selection.selectionSet, fragments, names, expanding);
+    } else {
+      const fragment = fragments.get(selection.name.value);
+      if (!fragment || expanding.has(selection.name.value)) continue;
+      expanding.add(selection.name.value);
+      count += countRootFields(fragment.selectionSet, fragments, names, expanding);
+      expanding.delete(selection.name.value);
+    }
+  }
+  return count;
+}
+
 /** Validation rule: rejects an operation nested deeper than `maxDepth` or estimated to cost over `maxCost`. */
 export function queryLimitsRule(maxDepth: number, maxCost: number) {
   return (context: ValidationContext): ASTVisitor => {
@@ -132,8 +172,30 @@ export function queryLimitsRule(maxDepth: number, maxCost: number) {
     for (const definition of context.getDocument().definitions) {
       if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
     }
+    let aliases = 0;
     return {
+      Field(field) {
+        if (field.alias && ++aliases === MAX_ALIASES + 1) {
+          context.reportError(
+            new GraphQLError(`The document uses more than ${MAX_ALIASES} aliases.`, {
+              nodes: [field],
+              extensions: { code: 'TOO_MANY_ALIASES', maxAliases: MAX_ALIASES },
+            }),
+          );
+        }
+      },
       OperationDefinition(operation) {
+        if (operation.operation === 'mutation') {
+          const ai = countRootFields(operation.selectionSet, fragments, AI_MUTATIONS, new Set());
+          if (ai > MAX_AI_MUTATIONS) {
+            context.reportError(
+              new GraphQLError(
+                `The operation asks for ${ai} AI-generating mutation fields; at most ${MAX_AI_MUTATIONS} per request.`,
+                { nodes: [operation], extensions: { code: 'TOO_MANY_AI_MUTATIONS', max: MAX_AI_MUTATIONS } },
+              ),
+            );
+          }
+        }
         const root = context.getSchema().getRootType(operation.operation);
         if (!root) return;
         const { depth, cost } = measure(context, operation.selectionSet, root, fragments, new Set());

@@ -7,8 +7,7 @@
 import { Router } from '@koa/router';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
-import { CsrfError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../errors.ts';
-import { RateLimiter } from '../lib/rateLimiter.ts';
+import { CsrfError, UnauthenticatedError, ValidationError } from '../errors.ts';
 import {
   clearedSessionCookie,
   csrfTokenMatches,
@@ -28,9 +27,8 @@ import { jsonBody } from './jsonBody.ts';
 
 export const CONSOLE_PREFIX = '/api/v1/console';
 
-/** Sign-up attempts per client address per hour: each one may cost an argon2id hash. */
+/** Sign-up attempts per client address per hour by default (RATE_LIMIT_SIGNUP_PER_HOUR): each may cost an argon2id hash. */
 export const SIGN_UP_LIMIT = 20;
-const SIGN_UP_WINDOW_MS = 60 * 60_000;
 
 /** Small bodies only: an email and a password. */
 const BODY_LIMIT_BYTES = 16 * 1024;
@@ -73,7 +71,6 @@ function credentials(body: unknown): { email: unknown; password: unknown } {
 
 export function consoleRoutes(services: ServiceContext): Router {
   const router = new Router({ prefix: CONSOLE_PREFIX });
-  const signUps = new RateLimiter(SIGN_UP_LIMIT, SIGN_UP_WINDOW_MS);
   const em = (): EntityManager => services.db.orm.em.fork();
 
   /** Sets the cookie of a new session and answers with its CSRF token (read back through the service). */
@@ -91,22 +88,27 @@ export function consoleRoutes(services: ServiceContext): Router {
     await next();
   });
 
-  router.post('/signup', requireSameOrigin, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
-    const address = ctx.ip;
-    const wait = signUps.retryAfter(address);
-    if (wait > 0) {
-      throw new TooManyRequestsError(`Too many sign-up attempts; try again in ${wait} seconds.`, wait);
-    }
-    signUps.hit(address);
-    const session = await signUp(em(), credentials(ctx.request.body));
-    await startSession(ctx, session, 201);
-  });
+  router.post(
+    '/signup',
+    requireSameOrigin,
+    jsonBody(BODY_LIMIT_BYTES, services.config.bodyTimeoutMs),
+    async (ctx) => {
+      await ctx.rateLimits.take('signup', ctx.ip, 'sign-up attempts from this address');
+      const session = await signUp(em(), credentials(ctx.request.body));
+      await startSession(ctx, session, 201);
+    },
+  );
 
-  router.post('/login', requireSameOrigin, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
-    // logIn throttles failed attempts per email and per address (429 with Retry-After).
-    const session = await logIn(em(), credentials(ctx.request.body), ctx.ip);
-    await startSession(ctx, session, 200);
-  });
+  router.post(
+    '/login',
+    requireSameOrigin,
+    jsonBody(BODY_LIMIT_BYTES, services.config.bodyTimeoutMs),
+    async (ctx) => {
+      // logIn throttles failed attempts per email and per address (429 with Retry-After).
+      const session = await logIn(em(), credentials(ctx.request.body), ctx.ip, ctx.rateLimits);
+      await startSession(ctx, session, 200);
+    },
+  );
 
   router.post('/logout', requireSameOrigin, async (ctx) => {
     const token = readSessionCookie(ctx.get('Cookie'));

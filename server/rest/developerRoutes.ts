@@ -5,6 +5,7 @@
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
 import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
+import { rateLimit } from '../middlewares/rateLimit.ts';
 import {
   presentAnalysisItem,
   presentAnalysisList,
@@ -36,40 +37,45 @@ export function developerRoutes(services: ServiceContext): Router<State> {
     await next();
   });
 
-  router.post('/reports/financial', jsonBody(services.config.bodyLimitBytes), async (ctx) => {
-    const receipt = await submitReport(services, ctx.state.principal, ctx.request.body);
-    ctx.status = 202;
-    ctx.set('Location', `/api/v1/developer/reports/${receipt.reportId}`);
-    ctx.body = presentSubmission(receipt);
-  });
+  router.post(
+    '/reports/financial',
+    rateLimit('submissions'),
+    jsonBody(services.config.bodyLimitBytes, services.config.bodyTimeoutMs),
+    async (ctx) => {
+      const receipt = await submitReport(services, ctx.state.principal, ctx.request.body);
+      ctx.status = 202;
+      ctx.set('Location', `/api/v1/developer/reports/${receipt.reportId}`);
+      ctx.body = presentSubmission(receipt);
+    },
+  );
 
-  router.get('/reports/:reportId', async (ctx) => {
+  router.get('/reports/:reportId', rateLimit('reads'), async (ctx) => {
     const report = await getReport(services, ctx.state.principal, ctx.params.reportId!);
     ctx.body = presentReport(report, services.config.appUrl);
   });
 
   // The report and all that belongs to it (statements, results, task, share link); 404 when not the caller's.
-  router.delete('/reports/:reportId', async (ctx) => {
+  router.delete('/reports/:reportId', rateLimit('submissions'), async (ctx) => {
     await deleteReport(services, ctx.state.principal, ctx.params.reportId!);
     ctx.status = 204;
   });
 
-  router.get('/tasks/:taskId', async (ctx) => {
+  router.get('/tasks/:taskId', rateLimit('reads'), async (ctx) => {
     ctx.body = presentTask(await getTask(services, ctx.state.principal, ctx.params.taskId!));
   });
 
-  router.get('/reports/:reportId/analysis', async (ctx) => {
+  router.get('/reports/:reportId/analysis', rateLimit('reads'), async (ctx) => {
     const { report, items } = await listAnalysis(services, ctx.state.principal, ctx.params.reportId!);
     ctx.body = presentAnalysisList(report.id, items);
   });
 
-  router.get('/reports/:reportId/analysis/:slug', async (ctx) => {
+  router.get('/reports/:reportId/analysis/:slug', rateLimit('reads'), async (ctx) => {
     const { reportId, slug } = ctx.params;
     ctx.body = presentAnalysisItem(await getAnalysisItem(services, ctx.state.principal, reportId!, slug!));
   });
 
   // AI interpretation on demand (no request body): the whole report, or one item. Same answers as the reads.
-  router.post('/reports/:reportId/ai-analysis', async (ctx) => {
+  router.post('/reports/:reportId/ai-analysis', rateLimit('ai_regeneration'), async (ctx) => {
     const { report, items } = await generateReportAiAnalysis(
       services,
       ctx.state.principal,
@@ -78,14 +84,14 @@ export function developerRoutes(services: ServiceContext): Router<State> {
     ctx.body = presentAnalysisList(report.id, items);
   });
 
-  router.post('/reports/:reportId/analysis/:slug/ai-analysis', async (ctx) => {
+  router.post('/reports/:reportId/analysis/:slug/ai-analysis', rateLimit('ai_regeneration'), async (ctx) => {
     const { reportId, slug } = ctx.params;
     ctx.body = presentAnalysisItem(
       await generateAnalysisItemAi(services, ctx.state.principal, reportId!, slug!),
     );
   });
 
-  router.get('/catalogue', async (ctx) => {
+  router.get('/catalogue', rateLimit('reads'), async (ctx) => {
     ctx.set('Cache-Control', 'private, max-age=3600');
     ctx.body = analysisCatalogue();
   });

@@ -4,7 +4,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { AppError, QueueFullError, TooManyRequestsError } from '../errors.ts';
+import { AppError, QueueFullError, TooManyRequestsError, ValidationError } from '../errors.ts';
 
 export interface ProblemDocument {
   type: string;
@@ -14,6 +14,9 @@ export interface ProblemDocument {
   code: string;
   instance?: string;
   errors?: Array<{ path: string; message: string }>;
+  /** Present (true) when more field errors were found than `errors` lists; `errors_omitted` says how many. */
+  errors_truncated?: true;
+  errors_omitted?: number;
 }
 
 export function problemFromError(error: AppError, instance?: string): ProblemDocument {
@@ -25,6 +28,9 @@ export function problemFromError(error: AppError, instance?: string): ProblemDoc
     code: error.code,
     ...(instance ? { instance } : {}),
     ...(error.errors ? { errors: error.errors } : {}),
+    ...(error instanceof ValidationError && error.omitted > 0
+      ? { errors_truncated: true as const, errors_omitted: error.omitted }
+      : {}),
   };
 }
 

@@ -4,22 +4,47 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
+import * as zxcvbnCommon from '@zxcvbn-ts/language-common';
 import argon2 from 'argon2';
+import { textProblem } from '../../schema/text.ts';
 import { Account } from '../db/entities/account.entity.ts';
 import { Session } from '../db/entities/session.entity.ts';
 import { ConflictError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../errors.ts';
 import { randomToken } from '../lib/ids.ts';
-import { RateLimiter } from '../lib/rateLimiter.ts';
+import type { RateLimits } from '../lib/rateLimits.ts';
 import { normaliseEmail } from './apiKeys.ts';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 const MIN_PASSWORD = 10;
 const MAX_PASSWORD = 200;
 
-// 10 failed attempts per email per 15 minutes, 50 per client address: slow enough to stop guessing, loose
-// enough that a person who mistypes is not locked out for long.
-const failuresByEmail = new RateLimiter(10, 15 * 60_000);
-const failuresByAddress = new RateLimiter(50, 15 * 60_000);
+/** zxcvbn score (0–4) a new password must reach: 3 = "safely unguessable", ~10^8 guesses. */
+const MIN_PASSWORD_SCORE = 3;
+const strength = new ZxcvbnFactory({
+  dictionary: { ...zxcvbnCommon.dictionary },
+  graphs: zxcvbnCommon.adjacencyGraphs,
+});
+
+/** zxcvbn's warning keys → why, in the console's language. */
+const WEAKNESS: Record<string, string> = {
+  topTen: '是最常见的密码之一',
+  topHundred: '是最常见的密码之一',
+  common: '是常见密码',
+  similarToCommon: '与常见密码相似',
+  wordByItself: '只是一个常见单词',
+  namesByThemselves: '只是常见姓名',
+  commonNames: '含常见姓名',
+  simpleRepeat: '含重复字符（如 aaa）',
+  extendedRepeat: '含重复的字符组（如 abcabc）',
+  sequences: '含连续字符（如 abc、123）',
+  straightRow: '是键盘上连成一行的键',
+  keyPattern: '是键盘上相邻的键',
+  recentYears: '含近年的年份',
+  dates: '含日期',
+  userInputs: '含有你的邮箱或其中的部分',
+  pwned: '已出现在泄露的密码中',
+};
 
 /** A hash to verify against when the email is unknown, so both paths cost the same. */
 let decoyHash: Promise<string> | undefined;
@@ -41,13 +66,39 @@ export interface ConsolePrincipal {
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-function checkPassword(password: unknown): string {
+const passwordError = (message: string) => new ValidationError([{ path: 'password', message }]);
+
+/**
+ * The one check of a new password (sign-up, password change, operator reset): 10 to 200 characters of clean
+ * text (schema/text.ts) and hard to guess by the zxcvbn estimator (common passwords, repeats, sequences,
+ * keyboard patterns, dates, the email itself). Throws a 422 on `password` whose message says why, in Chinese.
+ */
+export function checkPassword(password: unknown, context: { email?: string } = {}): string {
   if (typeof password !== 'string' || password.length < MIN_PASSWORD || password.length > MAX_PASSWORD) {
-    throw new ValidationError([
-      { path: 'password', message: `must be a string of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters` },
-    ]);
+    throw passwordError(
+      `must be a string of ${MIN_PASSWORD} to ${MAX_PASSWORD} characters（密码长度须为 ${MIN_PASSWORD} 到 ${MAX_PASSWORD} 个字符）`,
+    );
+  }
+  const unclean = textProblem(password);
+  if (unclean) throw passwordError(unclean);
+  const inputs = context.email
+    ? [context.email, ...context.email.split(/[@.+_-]/).filter((p) => p.length > 2)]
+    : [];
+  const result = strength.check(password, inputs);
+  if (result.score < MIN_PASSWORD_SCORE) {
+    const why = (result.feedback.warning && WEAKNESS[result.feedback.warning]) || '太容易被猜到';
+    throw passwordError(`密码太弱：${why}。请换一个更长、更不常见的密码（例如几个不相关的词组合）。`);
   }
   return password;
+}
+
+/** The address in a console body, checked as clean text before anything else looks at it. */
+function emailInput(email: unknown): string {
+  if (typeof email === 'string') {
+    const problem = textProblem(email);
+    if (problem) throw new ValidationError([{ path: 'email', message: problem }]);
+  }
+  return typeof email === 'string' ? email : '';
 }
 
 async function openSession(em: EntityManager, accountId: string): Promise<ConsoleSession> {
@@ -71,8 +122,8 @@ export async function signUp(
   em: EntityManager,
   input: { email: unknown; password: unknown },
 ): Promise<ConsoleSession> {
-  const email = normaliseEmail(typeof input.email === 'string' ? input.email : '');
-  const password = checkPassword(input.password);
+  const email = normaliseEmail(emailInput(input.email));
+  const password = checkPassword(input.password, { email });
   const passwordHash = await argon2.hash(password, { type: argon2.argon2id });
   const existing = await em.findOne(Account, { email });
   if (existing) {
@@ -84,28 +135,40 @@ export async function signUp(
   return openSession(em, account.id);
 }
 
-/** Signs in with email and password; throttled per email and per client address. */
+/**
+ * Signs in with email and password. Throttled reserve-then-verify: the attempt is counted (in PostgreSQL,
+ * atomically) BEFORE the password is verified, so N concurrent guesses can never exceed the budget; per email
+ * and client address (`login_client`), under a higher ceiling per email (`login_email`), so a stranger's
+ * guesses from elsewhere do not lock the owner out. A successful sign-in clears its own email+client count.
+ */
 export async function logIn(
   em: EntityManager,
   input: { email: unknown; password: unknown },
   clientAddress: string,
+  limits: RateLimits,
 ): Promise<ConsoleSession> {
-  const email = typeof input.email === 'string' ? input.email.trim().toLowerCase() : '';
+  const email = emailInput(input.email).trim().toLowerCase();
   const password = typeof input.password === 'string' ? input.password : '';
-  const wait = Math.max(failuresByEmail.retryAfter(email), failuresByAddress.retryAfter(clientAddress));
-  if (wait > 0) {
-    throw new TooManyRequestsError(`Too many failed sign-in attempts; try again in ${wait} seconds.`, wait);
+  const unclean = textProblem(password);
+  if (unclean) throw new ValidationError([{ path: 'password', message: unclean }]);
+  const clientKey = `${email}\u0000${clientAddress}`;
+  // The email+client budget first: a stranger refused there does not spend the owner's per-email ceiling.
+  for (const [budget, subject] of [
+    ['login_client', clientKey],
+    ['login_email', email],
+  ] as const) {
+    const state = await limits.consume(budget, subject);
+    if (!state.allowed) {
+      const wait = state.resetSeconds;
+      throw new TooManyRequestsError(`Too many sign-in attempts; try again in ${wait} seconds.`, wait);
+    }
   }
   const account = email ? await em.findOne(Account, { email }) : null;
   decoyHash ??= argon2.hash(randomToken(16), { type: argon2.argon2id });
   const hash = account?.passwordHash ?? (await decoyHash);
   const valid = (await argon2.verify(hash, password).catch(() => false)) && Boolean(account?.passwordHash);
-  if (!account || !valid) {
-    failuresByEmail.hit(email);
-    failuresByAddress.hit(clientAddress);
-    throw new UnauthenticatedError('The email or password is not correct.');
-  }
-  failuresByEmail.reset(email);
+  if (!account || !valid) throw new UnauthenticatedError('The email or password is not correct.');
+  await limits.reset('login_client', clientKey);
   return openSession(em, account.id);
 }
 

@@ -3,6 +3,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { textProblem } from '../../schema/text.ts';
 import { Account } from '../db/entities/account.entity.ts';
 import { ApiKey, type ApiKeyMode, type IApiKey } from '../db/entities/apiKey.entity.ts';
 import { prepared } from '../db/prepared.ts';
@@ -37,6 +38,8 @@ export interface CreatedApiKey {
 }
 
 export function normaliseEmail(email: string): string {
+  const unclean = textProblem(email);
+  if (unclean) throw new ValidationError([{ path: 'email', message: unclean }]);
   const value = email.trim().toLowerCase();
   if (!EMAIL_PATTERN.test(value) || value.length > 320) {
     throw new ValidationError([{ path: 'email', message: 'must be an email address' }]);
@@ -68,6 +71,8 @@ export async function createApiKey(
   const name = (input.name ?? '').trim() || `${input.mode} key`;
   if (name.length > 100)
     throw new ValidationError([{ path: 'name', message: 'must be at most 100 characters' }]);
+  const unclean = textProblem(name);
+  if (unclean) throw new ValidationError([{ path: 'name', message: unclean }]);
   const secret = randomToken(KEY_RANDOM_BYTES);
   const key = `ek_${input.mode}_${secret}`;
   const apiKey = em.create(ApiKey, {

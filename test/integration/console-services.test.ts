@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../server/db/entities/account.entity.ts';
 import { Session } from '../../server/db/entities/session.entity.ts';
+import { rateLimitsOf } from '../../server/lib/rateLimits.ts';
 import { authenticateSession, logIn, logOut, signUp } from '../../server/services/accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKeyById } from '../../server/services/apiKeys.ts';
 import { rotateShareToken, updateShareSettings } from '../../server/services/shareSettings.ts';
@@ -35,6 +36,7 @@ describe('console services', () => {
       em(),
       { email: 'alice@example.com', password: 'correct horse battery' },
       '10.0.0.1',
+      rateLimitsOf(service.services),
     );
     expect(again.token).not.toBe(session.token);
     await logOut(em(), session.token);
@@ -55,33 +57,62 @@ describe('console services', () => {
       status: 422,
     });
     await expect(
-      logIn(em(), { email: 'bob@example.com', password: 'wrong password!' }, '10.0.0.2'),
+      logIn(
+        em(),
+        { email: 'bob@example.com', password: 'wrong password!' },
+        '10.0.0.2',
+        rateLimitsOf(service.services),
+      ),
     ).rejects.toMatchObject({
       status: 401,
     });
     await expect(
-      logIn(em(), { email: 'nobody@example.com', password: 'whatever it is' }, '10.0.0.2'),
+      logIn(
+        em(),
+        { email: 'nobody@example.com', password: 'whatever it is' },
+        '10.0.0.2',
+        rateLimitsOf(service.services),
+      ),
     ).rejects.toMatchObject({
       status: 401,
     });
   });
 
-  it('throttles repeated failed sign-ins for an email', async () => {
+  it('throttles repeated failed sign-ins for an email from one client address', async () => {
     await signUp(em(), { email: 'dave@example.com', password: 'long enough password' });
     for (let i = 0; i < 10; i++) {
       await expect(
-        logIn(em(), { email: 'dave@example.com', password: `wrong ${i} attempt` }, `10.1.0.${i}`),
+        logIn(
+          em(),
+          { email: 'dave@example.com', password: `wrong ${i} attempt` },
+          '10.1.0.1',
+          rateLimitsOf(service.services),
+        ),
       ).rejects.toMatchObject({
         status: 401,
       });
     }
     // Even the right password waits now: the limit is on attempts, so guessing cannot continue.
     await expect(
-      logIn(em(), { email: 'dave@example.com', password: 'long enough password' }, '10.1.1.1'),
+      logIn(
+        em(),
+        { email: 'dave@example.com', password: 'long enough password' },
+        '10.1.0.1',
+        rateLimitsOf(service.services),
+      ),
     ).rejects.toMatchObject({
       status: 429,
       code: 'too_many_requests',
     });
+    // The owner elsewhere is not locked out by those guesses.
+    await expect(
+      logIn(
+        em(),
+        { email: 'dave@example.com', password: 'long enough password' },
+        '10.1.0.2',
+        rateLimitsOf(service.services),
+      ),
+    ).resolves.toMatchObject({ token: expect.any(String) });
   });
 
   it('expires sessions', async () => {

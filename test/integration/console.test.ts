@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.ts';
+import { loadConfig } from '../../server/config.ts';
 import { Session } from '../../server/db/entities/session.entity.ts';
 import { SIGN_UP_LIMIT } from '../../server/rest/consoleRoutes.ts';
 import type { ServiceContext } from '../../server/services/context.ts';
@@ -58,7 +59,12 @@ describe('the console over HTTP', () => {
   let service: TestService;
 
   beforeAll(async () => {
-    service = await startTestService('postgres');
+    // This file signs up far more than 20 accounts from 127.0.0.1: a roomy sign-up budget (throttling is
+    // tested below on an app of its own, from an address of its own).
+    const { rateLimits } = loadConfig({});
+    service = await startTestService('postgres', {
+      rateLimits: { ...rateLimits, signup: { points: 10_000, windowSeconds: 3600 } },
+    });
   });
   afterAll(async () => {
     await service?.close();
@@ -265,13 +271,22 @@ describe('the console over HTTP', () => {
     });
 
     it('throttles sign-ups per client address', async () => {
-      // A fresh app: its own sign-up limiter.
-      const app = await listen(service.services);
+      // An app with the default sign-up budget behind one trusted proxy; this test's own client address.
+      const { config } = service.services;
+      const app = await listen({
+        ...service.services,
+        config: {
+          ...config,
+          trustProxyHops: 1,
+          rateLimits: { ...config.rateLimits, signup: loadConfig({}).rateLimits.signup },
+        },
+      });
+      const address = `10.77.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
       try {
         const attempt = () =>
           fetch(`${app.url}/api/v1/console/signup`, {
             method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
+            headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': address },
             body: JSON.stringify({ email: 'not an email', password: PASSWORD }),
           });
         for (let i = 0; i < SIGN_UP_LIMIT; i++) expect((await attempt()).status).toBe(422);

@@ -5,10 +5,13 @@
  * document's routes, limits and enums are compared with the code, and its examples with its schemas, so
  * the document cannot drift from the service.
  */
+import type { Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LIMITS, validateSubmission } from '../../schema/submission.ts';
+import { buildApp } from '../../server/app.ts';
 import { Account } from '../../server/db/entities/account.entity.ts';
 import { REPORT_STATUSES } from '../../server/db/entities/report.entity.ts';
 import { TASK_STATUSES, TASK_STEPS } from '../../server/db/entities/task.entity.ts';
@@ -841,6 +844,94 @@ describe('the OpenAPI document', () => {
       const response = await get(missing);
       expect(response.status, missing).toBe(404);
       expect(mediaType(response.headers.get('content-type'))).toBe('application/problem+json');
+    }
+  });
+
+  it('describes the rate limits (429 with RateLimit headers) and the body timeout (408)', async () => {
+    const { config } = service.services;
+    const one = { points: 1, windowSeconds: 3600 };
+    const app: Server = buildApp({
+      ...service.services,
+      config: {
+        ...config,
+        bodyTimeoutMs: 300,
+        rateLimits: { ...config.rateLimits, reads: one, submissions: one, ai_regeneration: one },
+      },
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => app.once('listening', resolve));
+    const port = (app.address() as AddressInfo).port;
+    const toResponse = (status: number, headers: Headers, text: string): ApiResponse => {
+      let body: unknown = null;
+      try {
+        body = JSON.parse(text);
+      } catch {}
+      return { status, headers, body, text };
+    };
+    try {
+      // The budget of one fresh key: its first request spends it, the second is 429.
+      const limited = await service.newKey('test');
+      const id = done.report_id;
+      const calls: Array<[string, string, string]> = [
+        ['post', SUBMIT, SUBMIT],
+        ['get', REPORT, `/api/v1/developer/reports/${id}`],
+        ['get', TASK, `/api/v1/developer/tasks/${done.task_id}`],
+        ['get', ANALYSIS, `/api/v1/developer/reports/${id}/analysis`],
+        ['get', ITEM, `/api/v1/developer/reports/${id}/analysis/revenue`],
+        ['get', CATALOGUE, CATALOGUE],
+        ['post', AI_REPORT, `/api/v1/developer/reports/${id}/ai-analysis`],
+        ['post', AI_ITEM, `/api/v1/developer/reports/${id}/analysis/revenue/ai-analysis`],
+      ];
+      for (const [method, template, path] of calls) {
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+            method: method.toUpperCase(),
+            headers: { 'X-API-Key': limited, 'Content-Type': 'application/json' },
+            body: method === 'post' && template === SUBMIT ? '{}' : undefined,
+          });
+          const text = await response.text();
+          if (attempt === 1) {
+            expect(response.status, path).toBe(429);
+            expect(response.headers.get('ratelimit'), path).toMatch(/;r=0;/);
+            expectDocumented(method, template, toResponse(response.status, response.headers, text));
+          }
+        }
+      }
+      // A body that never arrives: 408 (REST's problem body) and the connection closed.
+      const fresh = await service.newKey('test');
+      for (const [path, key] of [
+        [SUBMIT, fresh],
+        [SIGNUP, ''],
+        [LOGIN, ''],
+      ] as const) {
+        const raw = await new Promise<string>((resolve, reject) => {
+          const socket = connect(port, '127.0.0.1');
+          let data = '';
+          socket.setEncoding('utf8');
+          socket.on('data', (chunk) => {
+            data += chunk;
+          });
+          socket.on('error', reject);
+          socket.on('close', () => resolve(data));
+          socket.write(
+            `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+              `${key ? `X-API-Key: ${key}\r\n` : ''}Content-Length: 100\r\n\r\n{"a":`,
+          );
+        });
+        const [head = '', text = ''] = raw.split('\r\n\r\n');
+        const [statusLine, ...headerLines] = head.split('\r\n');
+        const headers = new Headers(
+          headerLines.map((line) => [
+            line.slice(0, line.indexOf(':')),
+            line.slice(line.indexOf(':') + 1).trim(),
+          ]),
+        );
+        const status = Number(statusLine!.split(' ')[1]);
+        expect(status, path).toBe(408);
+        expect(headers.get('connection'), path).toBe('close');
+        expectDocumented('post', path, toResponse(status, headers, text));
+      }
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
     }
   });
 

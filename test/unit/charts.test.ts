@@ -197,6 +197,17 @@ describe('profit waterfall', () => {
       );
     expect(labels).toEqual(['11,715.65', '-6,967.56', '4,748.09', '-2,208.21', '2,539.88']);
     expect(option.tooltip.formatter([{ dataIndex: 1 }])).toBe('营业成本：-6,967.56 万元');
+
     expect(option.yAxis.data).toEqual(steps.map((s) => s.name));
+  });
+
+  it('escapes the step names in its tooltip (ECharts renders it as HTML)', () => {
+    const option: Loose = buildWaterfallOption(
+      [{ name: '<img src=x onerror="alert(1)">&', value: 5, total: true }],
+      '元',
+    );
+    const tooltip: string = option.tooltip.formatter([{ dataIndex: 0 }]);
+    expect(tooltip).not.toContain('<');
+    expect(tooltip).toBe('&#60;img src=x onerror=&#34;alert(1)&#34;&#62;&#38;：5.00 元');
   });
 });

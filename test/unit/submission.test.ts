@@ -279,13 +279,32 @@ describe('sheets', () => {
   });
 
   it('allows each sheet_type once a year', () => {
-    const body = bodyOf();
+    const body = bodyOf({ years_data: [yearOf(2022, false), yearOf(2023, false)] });
     ((body.years_data as Json[])[0]!.sheets as Json[]).push({ sheet_type: 'balance', items: [] });
     expectOnlyError(
       body,
-      'years_data[0].sheets[3].sheet_type',
+      'years_data[0].sheets[2].sheet_type',
       /^duplicates the balance sheet of sheets\[1\]/,
     );
+  });
+
+  it('counts sheets before looking at them: a fourth sheet is one error, its sheets unchecked', () => {
+    const body = bodyOf();
+    const sheets = (body.years_data as Json[])[0]!.sheets as Json[];
+    for (let i = 0; i < 5000; i++) sheets.push({ sheet_type: 'nope', items: [{}] });
+    expectOnlyError(body, 'years_data[0].sheets', /^must hold at most 3 sheets$/);
+  });
+
+  it('counts years before looking at them, and bounds what one sheet of bad items reports', () => {
+    const body = bodyOf();
+    (body.years_data as Json[]).push(...Array.from({ length: 40 }, () => ({ junk: 1 })));
+    expectOnlyError(body, 'years_data', /^must hold at most 30 years$/);
+    const garbage = bodyOf();
+    const sheet = ((garbage.years_data as Json[])[0]!.sheets as Json[])[0]!;
+    sheet.items = Array.from({ length: 300 }, () => ({ item_name: 1, current_year_amount: 1, x: 1 }));
+    const errors = errorsOf(garbage);
+    expect(errors.length).toBe(101);
+    expect(errors.filter((e) => e.message.startsWith('has more problems than listed'))).toHaveLength(1);
   });
 
   it.each([

@@ -6,6 +6,8 @@ import * as yup from 'yup';
 import { isAnalysisSlug, REPORT_SLUGS } from '../../../worker/engine/registry.ts';
 import type { AiSource } from '../../ai/types.ts';
 import { NotReadyError } from '../../errors.ts';
+import { rateLimitsOf } from '../../lib/rateLimits.ts';
+import { budgetSubject } from '../../middlewares/rateLimit.ts';
 import { presentAnalysisItem } from '../../presenters/reportPresenter.ts';
 import { generateAnalysisItemAi, generateReportAiAnalysis } from '../../services/aiAnalysis.ts';
 import { pickAnalysisItem } from '../../services/reportBatch.ts';
@@ -125,6 +127,12 @@ builder.mutationField('generateAiAnalysis', (t) =>
       slug: t.arg.string({ required: false }),
     },
     resolve: async (_root, { reportId, slug }, ctx) => {
+      // The REST routes' ai_regeneration budget, per key (20 an hour by default).
+      await rateLimitsOf(ctx.services).take(
+        'ai_regeneration',
+        budgetSubject(ctx.principal),
+        'AI regenerations with this API key (per hour)',
+      );
       if (slug) {
         return [
           presentAnalysisItem(

@@ -11,10 +11,25 @@ import {
   type CatalogueRiskRule,
 } from '../../../worker/catalogue/analysisCatalogue.ts';
 import { builder } from '../builder.ts';
+import { fixedListSize } from '../limits.ts';
 import { RiskLevelEnum } from './enums.ts';
 
 type Section = AnalysisCatalogue['sections'][number];
 type Tier = CatalogueRiskRule['tiers'][number];
+
+// The catalogue is static: its lists' real sizes (the largest, for the nested ones) size the query cost.
+const CATALOGUE = analysisCatalogue();
+const largest = (sizes: number[]) => Math.max(1, ...sizes);
+const SIZE = {
+  sections: fixedListSize(CATALOGUE.sections.length),
+  items: fixedListSize(CATALOGUE.items.length),
+  lineItems: fixedListSize(CATALOGUE.line_items.length),
+  fields: fixedListSize(largest(CATALOGUE.items.map((item) => item.fields.length))),
+  riskRules: fixedListSize(largest(CATALOGUE.items.map((item) => item.risk_rules.length))),
+  tiers: fixedListSize(
+    largest(CATALOGUE.items.flatMap((item) => item.risk_rules.map((rule) => rule.tiers.length))),
+  ),
+};
 
 const SectionRef = builder.objectRef<Section>('CatalogueSection').implement({
   fields: (t) => ({ id: t.exposeString('id'), label: t.exposeString('label') }),
@@ -44,7 +59,7 @@ const RiskRuleRef = builder.objectRef<CatalogueRiskRule>('CatalogueRiskRule').im
     code: t.exposeString('code'),
     description: t.exposeString('description'),
     message: t.exposeString('message'),
-    tiers: t.expose('tiers', { type: [TierRef] }),
+    tiers: t.expose('tiers', { type: [TierRef], extensions: SIZE.tiers }),
   }),
 });
 
@@ -56,8 +71,8 @@ const ItemRef = builder.objectRef<CatalogueItem>('CatalogueItem').implement({
     sectionLabel: t.exposeString('section_label'),
     kind: t.exposeString('kind', { description: '`indicator`, `check` or `aggregate`.' }),
     description: t.exposeString('description'),
-    fields: t.expose('fields', { type: [FieldRef] }),
-    riskRules: t.expose('risk_rules', { type: [RiskRuleRef] }),
+    fields: t.expose('fields', { type: [FieldRef], extensions: SIZE.fields }),
+    riskRules: t.expose('risk_rules', { type: [RiskRuleRef], extensions: SIZE.riskRules }),
   }),
 });
 
@@ -76,13 +91,17 @@ const LineRef = builder.objectRef<CatalogueLine>('CatalogueLine').implement({
 
 const CatalogueRef = builder.objectRef<AnalysisCatalogue>('Catalogue').implement({
   fields: (t) => ({
-    sections: t.expose('sections', { type: [SectionRef] }),
+    sections: t.expose('sections', { type: [SectionRef], extensions: SIZE.sections }),
     riskLevels: t.field({
       type: [RiskLevelEnum],
       resolve: (catalogue) => catalogue.risk_levels as (typeof RiskLevelEnum.$inferType)[],
     }),
-    items: t.expose('items', { type: [ItemRef], description: 'Every analysis item, in report order.' }),
-    lineItems: t.expose('line_items', { type: [LineRef] }),
+    items: t.expose('items', {
+      type: [ItemRef],
+      description: 'Every analysis item, in report order.',
+      extensions: SIZE.items,
+    }),
+    lineItems: t.expose('line_items', { type: [LineRef], extensions: SIZE.lineItems }),
   }),
 });
 

@@ -9,6 +9,8 @@
  */
 import { submissionSchema } from '../../../schema/submission.ts';
 import { NotFoundError } from '../../errors.ts';
+import { rateLimitsOf } from '../../lib/rateLimits.ts';
+import { budgetSubject } from '../../middlewares/rateLimit.ts';
 import { presentReport, presentSubmission, presentTask } from '../../presenters/reportPresenter.ts';
 import { submitReport } from '../../services/reports.ts';
 import { builder } from '../builder.ts';
@@ -126,7 +128,13 @@ builder.mutationField('submitFinancialReport', (t) =>
       'Submits statements for analysis. Validation problems come back as one VALIDATION_FAILED error whose ' +
       "`extensions.errors` lists every problem with REST's path; nothing is written then.",
     args: { input: t.arg({ type: SubmitFinancialReportInput, required: true }) },
-    resolve: async (_root, { input }, ctx) =>
-      presentSubmission(await submitReport(ctx.services, ctx.principal, input)),
+    resolve: async (_root, { input }, ctx) => {
+      await rateLimitsOf(ctx.services).take(
+        'submissions',
+        budgetSubject(ctx.principal),
+        'submissions with this API key',
+      );
+      return presentSubmission(await submitReport(ctx.services, ctx.principal, input));
+    },
   }),
 );

@@ -1,5 +1,7 @@
 /** Structure of one year as a ring: the largest parts, the rest folded into 其他. */
+
 import { formatWithUnit } from '../lib/format.ts';
+import { escapeHtml } from './html.ts';
 import { baseOption, COLORS } from './theme.ts';
 import type { ChartOption, NamedValue } from './types.ts';
 
@@ -26,10 +28,6 @@ export function pieSlices(items: NamedValue[], maxSlices = 8): PieSlices {
   const head = positive.slice(0, maxSlices - 1);
   const rest = positive.slice(maxSlices - 1).reduce((sum, item) => sum + item.value, 0);
   return { slices: [...head, { name: '其他', value: Math.round(rest * 100) / 100 }], omitted };
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 export function buildPieOption({ items, unit, maxSlices = 8 }: PieInput): ChartOption {

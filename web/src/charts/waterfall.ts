@@ -4,6 +4,7 @@
  * which ECharts stacks per sign — so steps that cross zero or lie below it (losses) draw correctly too.
  */
 import { formatNumber, formatWithUnit } from '../lib/format.ts';
+import { escapeHtml } from './html.ts';
 import {
   axisLine,
   baseOption,
@@ -104,7 +105,7 @@ export function buildWaterfallOption(steps: WaterfallStep[], unit: string): Char
         const bar = first ? bars[first.dataIndex] : undefined;
         if (!bar) return '';
         const sign = bar.kind === 'total' || bar.value < 0 ? '' : '+';
-        return `${bar.name}：${sign}${formatWithUnit(bar.value, unit)}`;
+        return `${escapeHtml(bar.name)}：${sign}${formatWithUnit(bar.value, unit)}`;
       },
     },
     grid: { left: 4, right: 12, top: 8, bottom: 4 },
