@@ -874,6 +874,8 @@ describe('the OpenAPI document', () => {
       const calls: Array<[string, string, string]> = [
         ['post', SUBMIT, SUBMIT],
         ['get', REPORT, `/api/v1/developer/reports/${id}`],
+        // Deleting spends the submissions budget the submission above used up: refused, nothing deleted.
+        ['delete', REPORT, `/api/v1/developer/reports/${id}`],
         ['get', TASK, `/api/v1/developer/tasks/${done.task_id}`],
         ['get', ANALYSIS, `/api/v1/developer/reports/${id}/analysis`],
         ['get', ITEM, `/api/v1/developer/reports/${id}/analysis/revenue`],

@@ -348,9 +348,13 @@ describe('processes', { timeout: 180_000 }, () => {
       { attempts: 1, n: 8 },
       { attempts: 2, n: 4 },
     ]);
-    const { rows: jobs } = await observer.query(
-      "select state, count(*)::int as n from pgboss.job where name = 'report-analysis' group by 1",
-    );
+    // A job is marked completed just after its report's last commit: wait for the queue to record it.
+    const jobs = await until('every job to be marked done', async () => {
+      const { rows } = await observer.query(
+        "select state, count(*)::int as n from pgboss.job where name = 'report-analysis' group by 1",
+      );
+      return rows.some((row: { state: string }) => row.state === 'active') ? undefined : rows;
+    });
     expect(jobs).toEqual([{ state: 'completed', n: 12 }]);
     const { rows: results } = await observer.query(
       'select count(distinct n)::int as kinds from (select count(*) as n from analysis_results group by report_id) c',

@@ -2,6 +2,9 @@
  * Report: REST's report record (presentReport) in camelCase, plus the queries `report(id)` and `reports`
  * (a Relay connection, newest first). Its enterprise, task and analysis are added by their own files.
  */
+
+import { rateLimitsOf } from '../../lib/rateLimits.ts';
+import { budgetSubject } from '../../middlewares/rateLimit.ts';
 import { presentReport } from '../../presenters/reportPresenter.ts';
 import { deleteReport } from '../../services/reportDeletion.ts';
 import { DEFAULT_PAGE_SIZE, listReports, MAX_PAGE_SIZE } from '../../services/reportList.ts';
@@ -127,7 +130,15 @@ builder.mutationField('deleteReport', (t) =>
       'its id. NOT_FOUND for an unknown id or one of another account or mode. With an API key or a console ' +
       'session. The same as REST `DELETE /api/v1/developer/reports/{id}`.',
     args: { reportId: t.arg.id({ required: true }) },
-    resolve: async (_root, { reportId }, ctx) => deleteReport(ctx.services, ctx.principal, String(reportId)),
+    resolve: async (_root, { reportId }, ctx) => {
+      // A write, like REST DELETE: it spends the submissions budget.
+      await rateLimitsOf(ctx.services).take(
+        'submissions',
+        budgetSubject(ctx.principal),
+        'writes with this API key',
+      );
+      return deleteReport(ctx.services, ctx.principal, String(reportId));
+    },
   }),
 );
 
