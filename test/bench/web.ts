@@ -69,7 +69,8 @@ interface Run {
   dataStart: number;
   dataEnd: number;
   chartStart: number | null;
-  longTasks: number[];
+  /** [start, duration] of each task over 50 ms. */
+  longTasks: Array<[number, number]>;
 }
 
 async function measure(url: string): Promise<Run> {
@@ -88,14 +89,15 @@ async function measure(url: string): Promise<Run> {
     await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
     await page.addInitScript(() => {
-      const w = window as unknown as { __lcp: number; __long: number[] };
+      const w = window as unknown as { __lcp: number; __long: number[][] };
       w.__lcp = 0;
       w.__long = [];
       new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) w.__lcp = entry.startTime;
       }).observe({ type: 'largest-contentful-paint', buffered: true });
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) w.__long.push(entry.duration);
+        for (const entry of list.getEntries())
+          w.__long.push([Math.round(entry.startTime), Math.round(entry.duration)]);
       }).observe({ type: 'longtask', buffered: true });
     });
     await page.goto(url, { waitUntil: 'load' });
@@ -109,7 +111,7 @@ async function measure(url: string): Promise<Run> {
     }
     await page.waitForTimeout(1000);
     return await page.evaluate(() => {
-      const w = window as unknown as { __lcp: number; __long: number[] };
+      const w = window as unknown as { __lcp: number; __long: Array<[number, number]> };
       const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
       const data = resources.find((r) => r.name.includes('/api/v1/shared/reports/'))!;
       const chart = resources.find((r) => /\/assets\/echarts[^/]*\.js$/.test(r.name));
@@ -147,10 +149,25 @@ async function main() {
       ms(run.lcp),
       `${ms(run.dataStart)} → ${ms(run.dataEnd)}`,
       ms(run.chartStart),
-      ms(Math.max(0, ...run.longTasks)),
+      ms(Math.max(0, ...run.longTasks.map(([, d]) => d))),
+      `${run.longTasks.filter(([, d]) => d > 200).length}`,
       `${run.longTasks.length}`,
+      [...run.longTasks]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([t, d]) => `${d} ms at ${t}`)
+        .join(', '),
     ]);
-    const head = ['run', 'LCP', 'report data request', 'chart code request', 'longest task', 'tasks > 50 ms'];
+    const head = [
+      'run',
+      'LCP',
+      'report data request',
+      'chart code request',
+      'longest task',
+      'tasks > 200 ms',
+      'tasks > 50 ms',
+      'three longest (start)',
+    ];
     if (process.argv.includes('--markdown')) {
       console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);
       for (const row of rows) console.log(`| ${row.join(' | ')} |`);

@@ -30,8 +30,14 @@ export async function jumpTo(hash: string, options: { smooth?: boolean; updateUr
   return true;
 }
 
-/** Takes over clicks on in-page links inside `root` and, once it appears, jumps to the hash the page was opened with. */
-export function useAnchorJumps(root: Readonly<Ref<HTMLElement | null | undefined>>) {
+/**
+ * Takes over clicks on in-page links inside `root` and, once it appears and every item is rendered
+ * (`ready`), jumps to the hash the page was opened with.
+ */
+export function useAnchorJumps(
+  root: Readonly<Ref<HTMLElement | null | undefined>>,
+  ready: Readonly<Ref<boolean>>,
+) {
   function onClick(event: MouseEvent) {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey)
       return;
@@ -46,8 +52,16 @@ export function useAnchorJumps(root: Readonly<Ref<HTMLElement | null | undefined
     root,
     (element, previous) => {
       previous?.removeEventListener('click', onClick);
-      if (!element) return;
-      element.addEventListener('click', onClick);
+      element?.addEventListener('click', onClick);
+    },
+    { immediate: true, flush: 'post' },
+  );
+  let landed = false;
+  watch(
+    () => !!root.value && ready.value,
+    (now) => {
+      if (!now || landed) return;
+      landed = true;
       if (location.hash) void jumpTo(location.hash, { updateUrl: false });
     },
     { immediate: true, flush: 'post' },
