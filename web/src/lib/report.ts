@@ -100,9 +100,10 @@ export interface ReportSection {
 export function sectionsOf(report: SharedReport): ReportSection[] {
   return report.sections.map((section) => {
     const items = report.items.filter((item) => item.section === section.id);
+    // The core insight counts real risks only (data gaps and strengths apart, as its summary does).
     const risks =
       section.id === 'core_risk'
-        ? countRisks(report.items.filter((item) => item.section !== 'core_risk').flatMap((i) => i.risk_items))
+        ? coreInsight(report).counts
         : countRisks(items.flatMap((item) => item.risk_items));
     return { ...section, items, risks };
   });
