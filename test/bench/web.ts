@@ -140,7 +140,11 @@ async function main() {
       console.log(`3y: ${demo.url}/shared/reports/${three}`);
       console.log(`5y: ${demo.url}/shared/reports/${five}`);
       console.log(`4y: ${demo.url}/shared/reports/${four}`);
-      await new Promise(() => {});
+      // Until stopped (Ctrl-C or kill): then the service stops and its throw-away database is dropped.
+      await new Promise((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
     }
     const runs: Run[] = [];
     for (let i = 0; i < RUNS; i++) runs.push(await measure(`${demo.url}/shared/reports/${three}`));
