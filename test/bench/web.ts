@@ -185,3 +185,5 @@ async function main() {
 }
 
 await main();
+// The browser's and the pool's handles may outlive a stopped service by a moment: the figures are printed.
+process.exit(0);
