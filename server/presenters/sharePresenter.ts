@@ -27,13 +27,26 @@ function presentEnterpriseInfo(report: IReport) {
   return Object.fromEntries(ENTERPRISE_INFO_FIELDS.map((field) => [field, info[field] ?? null]));
 }
 
+/** The catalogue's explanation of each not-meaningful reason code (contract 2); {} until the engine has them. */
+function nullReasons(): Record<string, string> {
+  const catalogue = analysisCatalogue() as AnalysisCatalogue & { null_reasons?: Record<string, string> };
+  return catalogue.null_reasons ?? {};
+}
+
 export function presentSharedItem(item: IAnalysisResult) {
   const meta = catalogueItem(item.slug);
   return {
     ...presentAnalysisItem(item),
     section: meta?.section ?? null,
     kind: meta?.kind ?? null,
-    fields: (meta?.fields ?? []).map((field) => ({ key: field.key, label: field.label, unit: field.unit })),
+    fields: (meta?.fields ?? []).map((field) => ({
+      key: field.key,
+      label: field.label,
+      unit: field.unit,
+      formula: field.formula,
+    })),
+    // The glossary: what each risk code of this item means, one tap away on the page.
+    risk_rules: (meta?.risk_rules ?? []).map((rule) => ({ code: rule.code, description: rule.description })),
   };
 }
 
@@ -55,5 +68,6 @@ export function presentSharedReport({ report, items }: SharedReport) {
     sections: analysisCatalogue().sections.filter((section) => present.has(section.id)),
     total: presented.length,
     items: presented,
+    null_reasons: nullReasons(),
   };
 }

@@ -1,6 +1,7 @@
 /**
  * The web app and what it reads without a key:
  * - GET /api/v1/shared/reports/:token — the public, read-only share endpoint (one report's content only);
+ * - GET /api/v1/shared/reports/:token/export.xlsx — the same report as an Excel workbook (every indicator by year);
  * - /assets/* — the Vite build's content-hashed files, cached for a year (precompressed .br/.gz when accepted);
  * - the SPA's routes (/, /shared/reports/:token, /console…) answered with index.html, never cached. A share
  *   link that cannot be opened (unknown, private, expired) gets index.html with status 404, and the SPA shows
@@ -17,6 +18,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { AppError, NotFoundError } from '../errors.ts';
 import { presentSharedReport } from '../presenters/sharePresenter.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { exportSharedReport } from '../services/shareExport.ts';
 import { findSharedReport, getSharedReport } from '../services/sharing.ts';
 
 /** Where `vite build` writes the app (vite.config.ts). */
@@ -67,12 +69,37 @@ async function sendJson(ctx: Context, body: unknown): Promise<void> {
   }
 }
 
-async function sendIndex(ctx: Context, status: 200 | 404): Promise<void> {
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Link previews (Open Graph) of a share link: the enterprise's name and "财务分析报告", never a figure — a
+ * preview is shown to whoever the link is pasted to, and the page itself stays out of search engines.
+ */
+function previewTags(name: string): string {
+  const title = escapeHtml(`${name} · 财务分析报告`);
+  const description = escapeHtml(`${name}的财务分析报告`);
+  return [
+    `<meta property="og:type" content="article" />`,
+    `<meta property="og:title" content="${title}" />`,
+    `<meta property="og:description" content="${description}" />`,
+    `<meta name="description" content="${description}" />`,
+    `<meta name="twitter:card" content="summary" />`,
+  ].join('\n    ');
+}
+
+async function sendIndex(ctx: Context, status: 200 | 404, preview?: { name: string }): Promise<void> {
   let html: string;
   try {
     html = await readFile(`${WEB_DIST}index.html`, 'utf8');
   } catch {
     throw new WebAppNotBuiltError();
+  }
+  if (preview) {
+    html = html
+      .replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(`${preview.name} · 财务分析报告`)}</title>`)
+      .replace('</head>', `  ${previewTags(preview.name)}\n  </head>`);
   }
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
@@ -108,6 +135,17 @@ export function webRoutes(services: ServiceContext): Middleware {
     ctx.set('X-Robots-Tag', 'noindex, nofollow');
     await sendJson(ctx, presentSharedReport(await getSharedReport(services, ctx.params.token!)));
   });
+  api.get('/reports/:token/export.xlsx', async (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('X-Robots-Tag', 'noindex, nofollow');
+    const { name, body } = await exportSharedReport(services, ctx.params.token!);
+    ctx.type = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+    ctx.set(
+      'Content-Disposition',
+      `attachment; filename="report.xlsx"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    );
+    ctx.body = body;
+  });
   const apiRoutes = api.routes() as Middleware;
 
   async function spa(ctx: Context, next: Next): Promise<void> {
@@ -120,8 +158,8 @@ export function webRoutes(services: ServiceContext): Middleware {
     const share = /^\/shared\/reports\/([^/]+)$/.exec(path);
     if (share) {
       try {
-        await findSharedReport(services, decodeURIComponent(share[1]!));
-        return sendIndex(ctx, 200);
+        const report = await findSharedReport(services, decodeURIComponent(share[1]!));
+        return sendIndex(ctx, 200, { name: report.name });
       } catch (error) {
         if (error instanceof NotFoundError || error instanceof URIError) return sendIndex(ctx, 404);
         throw error;

@@ -10,7 +10,7 @@ import { AnalysisResult } from '../../server/db/entities/analysisResult.entity.t
 import { Report } from '../../server/db/entities/report.entity.ts';
 import type { SharedReport } from '../../web/src/api/types.ts';
 import { chartForItem } from '../../web/src/charts/registry.ts';
-import { ARTIFACTS, launchChromium, requireChromium } from '../helpers/browser.ts';
+import { ARTIFACTS, DESKTOP, launchChromium, PHONE, requireChromium } from '../helpers/browser.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
 const SECTION_LABELS = [
@@ -24,14 +24,6 @@ const SECTION_LABELS = [
 ];
 const AI_TEXT =
   '营业收入连续四年增长，2024年增速放缓至2.33%。\n管理费用增幅明显高于收入增幅，建议关注费用管控。';
-
-const DESKTOP: BrowserContextOptions = { viewport: { width: 1366, height: 900 }, deviceScaleFactor: 1 };
-const PHONE: BrowserContextOptions = {
-  viewport: { width: 375, height: 812 },
-  deviceScaleFactor: 1,
-  isMobile: true,
-  hasTouch: true,
-};
 
 interface Visit {
   page: Page;
@@ -75,6 +67,20 @@ describe('share page in Chromium', () => {
       }),
     );
 
+  /** Scrolls the page down a screen at a time (drawing the charts as a reader would), then back to the top. */
+  async function scrollThrough(page: Page) {
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    const step = await page.evaluate(() => window.innerHeight);
+    for (let y = 0; y < height; y += step) {
+      await page.evaluate((top) => window.scrollTo({ top, behavior: 'instant' }), y);
+      await page.waitForTimeout(60);
+    }
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('.chart')].every((c) => c.querySelector('canvas')),
+    );
+    await page.evaluate(() => window.scrollTo({ top: 0, behavior: 'instant' }));
+  }
+
   async function expectFullReport({ page, status, requests, problems }: Visit) {
     expect(status).toBe(200);
     await page.waitForSelector('[data-testid=enterprise-name]');
@@ -88,19 +94,22 @@ describe('share page in Chromium', () => {
       expect(await page.$(`#item-${item.slug}`), item.slug).not.toBeNull();
     }
 
-    // Core risk insight: counts per level, groups by level, each risk naming its module.
-    const counts = await page.$$eval('.risk-count .risk-count-n', (ns) =>
+    // First screen: real risks per level, then data gaps (the two "not submitted" notes) and strengths apart.
+    const counts = await page.$$eval('[data-testid=risk-counts] .count-n', (ns) =>
       ns.map((n) => Number(n.textContent)),
     );
-    expect(counts).toEqual([2, 1, 2, 5]);
+    expect(counts).toEqual([2, 1, 0, 2, 0]);
+    // Core risk insight: real risks grouped by level, each naming its module; data gaps listed apart.
     expect(await page.$$eval('.risk-group', (gs) => gs.map((g) => g.getAttribute('data-level')))).toEqual([
       'danger',
       'warning',
-      'info',
     ]);
     expect(await page.textContent('.risk-group--danger')).toContain('利润表数据核对');
+    expect(await page.textContent('[data-testid=data-gaps]')).toContain('每股收益');
 
-    // Charts: exactly the items that have one, each canvas drawn.
+    // Charts are drawn as they come into view: none far below the first screen yet, every one after scrolling.
+    expect(await page.$eval('#item-comparative .chart', (e) => e.getAttribute('data-drawn'))).toBe('false');
+    await scrollThrough(page);
     await page.waitForTimeout(700); // chart animations (400 ms)
     const expected = report.items.filter((item) => chartForItem(item)).map((item) => item.slug);
     const drawn = await charts(page);
@@ -115,6 +124,10 @@ describe('share page in Chromium', () => {
     const revenue = await page.textContent('#item-revenue table');
     expect(revenue).toContain('营业收入万元');
     expect(revenue).toContain('11,715.65');
+    // Every submitted year, oldest first, and the change against the prior year.
+    expect(
+      await page.$$eval('#item-revenue thead th', (ths) => ths.map((th) => th.textContent?.trim())),
+    ).toEqual(['指标', ...report.years.map((year) => `${year}年`), '较上年']);
     expect(await page.textContent('#item-revenue .ai')).toContain('管理费用增幅明显高于收入增幅');
     expect(await page.textContent('#item-income_statement table[data-list=mismatches]')).toContain(
       '营业收入',
@@ -183,7 +196,7 @@ describe('share page in Chromium', () => {
     await page.tap('.section-nav-toggle');
     expect(await page.isVisible('.section-nav-list')).toBe(true);
     await page.screenshot({ path: `${ARTIFACTS}share-mobile-nav.png` });
-    await page.tap('.section-nav-list >> text=数据核对');
+    await page.tap('.section-nav-list a.nav-section >> text=数据核对');
     expect(await page.isVisible('.section-nav-list')).toBe(false);
     await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 5000 }).toBeGreaterThan(5000);
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -220,13 +233,17 @@ describe('share page in Chromium', () => {
     await page.context().close();
   });
 
-  it('prints without navigation, keeping cards whole and charts drawn', async () => {
+  it('prints with a cover, without navigation, keeping titles with their content and charts drawn', async () => {
     const { page } = await visit(`/shared/reports/${token}`, DESKTOP);
     await page.waitForSelector('[data-testid=enterprise-name]');
+    expect(await page.isVisible('[data-testid=print-cover]')).toBe(false);
     await page.emulateMedia({ media: 'print' });
+    await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
     expect(await page.isVisible('.section-nav')).toBe(false);
-    expect(await page.isVisible('.print-button')).toBe(false);
-    expect(await page.$eval('#item-revenue', (e) => getComputedStyle(e).breakInside)).toBe('avoid');
+    expect(await page.isVisible('.header-actions')).toBe(false);
+    expect(await page.textContent('[data-testid=print-cover]')).toContain(report.name);
+    expect(await page.$eval('#item-revenue .card-head', (e) => getComputedStyle(e).breakAfter)).toBe('avoid');
+    await page.waitForSelector('#item-comparative canvas', { state: 'attached' });
     expect(await page.isVisible('#item-revenue canvas')).toBe(true);
     // Folded table rows are printed too.
     expect(

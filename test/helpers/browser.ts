@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
@@ -30,3 +30,15 @@ export function requireChromium(): void {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
 }
+
+/** The two readers the browser tests play: a desktop screen and a 375 × 812 phone. */
+export const DESKTOP: BrowserContextOptions = {
+  viewport: { width: 1366, height: 900 },
+  deviceScaleFactor: 1,
+};
+export const PHONE: BrowserContextOptions = {
+  viewport: { width: 375, height: 812 },
+  deviceScaleFactor: 1,
+  isMobile: true,
+  hasTouch: true,
+};

@@ -73,6 +73,7 @@ const CATALOGUE = '/api/v1/developer/catalogue';
 const AI_REPORT = '/api/v1/developer/reports/{report_id}/ai-analysis';
 const AI_ITEM = '/api/v1/developer/reports/{report_id}/analysis/{slug}/ai-analysis';
 const SHARED = '/api/v1/shared/reports/{share_token}';
+const SHARED_XLSX = '/api/v1/shared/reports/{share_token}/export.xlsx';
 const SIGNUP = '/api/v1/console/signup';
 const LOGIN = '/api/v1/console/login';
 const LOGOUT = '/api/v1/console/logout';
@@ -509,6 +510,9 @@ describe('the OpenAPI document', () => {
     const shared = await get(`/api/v1/shared/reports/${share.share_token}`);
     expectDocumented('get', SHARED, shared);
     expect(shared.status).toBe(200);
+    const workbook = await get(`/api/v1/shared/reports/${share.share_token}/export.xlsx`);
+    expectDocumented('get', SHARED_XLSX, workbook);
+    expect(workbook.status).toBe(200);
 
     const aiItem = await service.request(
       `/api/v1/developer/reports/${done.report_id}/analysis/revenue/ai-analysis`,
@@ -589,6 +593,7 @@ describe('the OpenAPI document', () => {
       ['post', AI_ITEM, `/api/v1/developer/reports/${UNKNOWN_ID}/analysis/revenue/ai-analysis`],
       ['post', AI_ITEM, `/api/v1/developer/reports/${done.report_id}/analysis/no_such_slug/ai-analysis`],
       ['get', SHARED, `/api/v1/shared/reports/${'x'.repeat(43)}`],
+      ['get', SHARED_XLSX, `/api/v1/shared/reports/${'x'.repeat(43)}/export.xlsx`],
       ['get', REPORT, `/api/v1/developer/reports/${UNKNOWN_ID}`],
       ['get', REPORT, '/api/v1/developer/reports/not-a-uuid'],
       ['get', TASK, `/api/v1/developer/tasks/${UNKNOWN_ID}`],
@@ -743,6 +748,7 @@ describe('the OpenAPI document', () => {
     const share = (await get(`/api/v1/developer/reports/${done.report_id}`, { key })).body.share;
     // The share endpoint has no key: its first database access is the one to fail.
     developer.push(['get', SHARED, `/api/v1/shared/reports/${share.share_token}`]);
+    developer.push(['get', SHARED_XLSX, `/api/v1/shared/reports/${share.share_token}/export.xlsx`]);
     // The console's endpoints: the first database access after the checks that need none.
     const cookie = `fra_session=${'a'.repeat(43)}`;
     const consoleCases: Array<[string, string, Parameters<TestService['request']>[1]]> = [

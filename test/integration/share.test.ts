@@ -77,6 +77,7 @@ describe('share links', () => {
         'sections',
         'total',
         'items',
+        'null_reasons',
       ].sort(),
     );
     expect(report).toMatchObject({
@@ -111,17 +112,24 @@ describe('share links', () => {
       developer.body.items.map((i: { slug: string }) => i.slug),
     );
     for (const [index, item] of report.items.entries()) {
-      const { section, kind, fields, ...apiItem } = item;
+      const { section, kind, fields, risk_rules, ...apiItem } = item;
       expect(apiItem).toEqual(developer.body.items[index]);
       expect(report.sections.map((s: { id: string }) => s.id)).toContain(section);
       expect(['indicator', 'check', 'aggregate']).toContain(kind);
       for (const field of fields) {
-        expect(Object.keys(field).sort()).toEqual(['key', 'label', 'unit']);
+        expect(Object.keys(field).sort()).toEqual(['formula', 'key', 'label', 'unit']);
         expect(field.label).toMatch(/[\u4e00-\u9fff]/);
       }
+      // The glossary: the rule behind each risk code the item can raise.
+      for (const rule of risk_rules) expect(Object.keys(rule).sort()).toEqual(['code', 'description']);
     }
     const revenue = report.items.find((i: { slug: string }) => i.slug === 'revenue');
-    expect(revenue.fields).toContainEqual({ key: 'operating_revenue', label: '营业收入', unit: '万元' });
+    expect(revenue.fields).toContainEqual({
+      key: 'operating_revenue',
+      label: '营业收入',
+      unit: '万元',
+      formula: expect.stringContaining('营业收入'),
+    });
   });
 
   it('reveals nothing about the account, its keys, ids or other reports', async () => {

@@ -22,6 +22,14 @@ export interface FieldMeta {
   key: string;
   label: string;
   unit: string;
+  /** How the value is computed (the catalogue's formula); absent from older servers. */
+  formula?: string;
+}
+
+/** The rule behind a risk code (the catalogue's risk rule). */
+export interface RiskRuleMeta {
+  code: string;
+  description: string;
 }
 
 export interface SharedAnalysisItem {
@@ -30,6 +38,8 @@ export interface SharedAnalysisItem {
   section: string | null;
   kind: ItemKind | null;
   fields: FieldMeta[];
+  /** The rules that can raise this item's risks; absent from older servers. */
+  risk_rules?: RiskRuleMeta[];
   sp_result: Record<string, unknown>;
   risk_items: RiskItem[];
   ai_content: string | null;
@@ -66,4 +76,6 @@ export interface SharedReport {
   sections: Array<{ id: string; label: string }>;
   total: number;
   items: SharedAnalysisItem[];
+  /** Chinese explanation of each reason code a value may be null for (contract 2); absent from older servers. */
+  null_reasons?: Record<string, string>;
 }

@@ -46,7 +46,7 @@ export function buildPieOption({ items, unit, maxSlices = 8 }: PieInput): ChartO
       {
         type: 'pie',
         name: '',
-        radius: ['36%', '60%'],
+        radius: ['32%', '54%'],
         center: ['50%', '52%'],
         avoidLabelOverlap: true,
         minShowLabelAngle: 3,
@@ -56,10 +56,14 @@ export function buildPieOption({ items, unit, maxSlices = 8 }: PieInput): ChartO
           fontSize: 11,
           lineHeight: 15,
           color: COLORS.text,
-          width: 88,
+          // Labels align to the chart's edges, inside it: on a 375 px phone a label is never cut at the
+          // canvas edge (which made 非流动资产合计 read 流动资产合计); long names wrap instead.
+          alignTo: 'edge',
+          edgeDistance: 4,
+          width: 76,
           overflow: 'break',
         },
-        labelLine: { length: 8, length2: 6 },
+        labelLine: { length: 8, length2: 0 },
         labelLayout: { hideOverlap: true },
         itemStyle: { borderColor: '#fff', borderWidth: 1 },
       },

@@ -3,6 +3,27 @@ import { type MaybeRefOrGetter, ref, shallowRef, toValue, watch } from 'vue';
 import { ApiError, fetchSharedReport } from '../api/client.ts';
 import type { SharedReport } from '../api/types.ts';
 
+/**
+ * The report's request, started by main.ts as soon as the app's entry runs — before the router has loaded
+ * the page's chunk and long before the chart code — so the data and the code download in parallel.
+ */
+let early: { token: string; response: Promise<SharedReport> } | undefined;
+
+export function prefetchSharedReport(path: string): void {
+  const match = /^\/shared\/reports\/([^/]+)$/.exec(path);
+  if (!match) return;
+  const token = decodeURIComponent(match[1]!);
+  const response = fetchSharedReport(token);
+  response.catch(() => {}); // handled when the page takes it
+  early = { token, response };
+}
+
+function takeEarly(token: string): Promise<SharedReport> | null {
+  const taken = early?.token === token ? early.response : null;
+  early = undefined;
+  return taken;
+}
+
 export type LoadState = 'loading' | 'ready' | 'not-found' | 'error';
 
 export function useSharedReport(token: MaybeRefOrGetter<string>) {
@@ -18,7 +39,7 @@ export function useSharedReport(token: MaybeRefOrGetter<string>) {
     state.value = 'loading';
     error.value = null;
     try {
-      report.value = await fetchSharedReport(toValue(token), current.signal);
+      report.value = await (takeEarly(toValue(token)) ?? fetchSharedReport(toValue(token), current.signal));
       state.value = 'ready';
     } catch (failure) {
       if (current.signal.aborted) return;

@@ -90,3 +90,31 @@ export function formatFlag(value: number | null | undefined): string {
   if (value === 0) return '否';
   return EMPTY;
 }
+
+/** Shown where a value is not meaningful (contract 2), with the reason's explanation beside it. */
+export const NOT_MEANINGFUL = 'n.m.';
+
+/** Explanations of the reason codes, used when the report does not carry the catalogue's own (older servers). */
+export const NULL_REASON_TEXT: Record<string, string> = {
+  tiny_base: '上年基数过小（接近零），增长率没有意义',
+  sign_change: '前后两年正负号不同（由负转正或由正转负），增长率没有意义',
+  zero_base: '上年为零，无法计算增长率',
+  negative_base: '上年为负数，增长率没有意义',
+  zero_denominator: '分母为零，无法计算',
+  negative_denominator: '分母为负数，比率没有意义',
+};
+
+export function nullReasonText(code: string, catalogue?: Record<string, string> | null): string {
+  return catalogue?.[code] ?? NULL_REASON_TEXT[code] ?? `数值没有意义（${code}）`;
+}
+
+/** A change against the prior year: `+12.34%`, `-1.20 个百分点`, `+0.12`; "n.m." when not meaningful. */
+export function formatChange(change: { value: number | null; as: '%' | 'pp' | 'abs' } | null): string {
+  if (!change) return EMPTY;
+  if (change.value === null) return NOT_MEANINGFUL;
+  const sign = change.value > 0 ? '+' : change.value < 0 ? '−' : '';
+  const number = TWO_DECIMALS.format(Math.abs(change.value));
+  if (change.as === '%') return `${sign}${number}%`;
+  if (change.as === 'pp') return `${sign}${number} 个百分点`;
+  return `${sign}${number}`;
+}

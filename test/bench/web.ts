@@ -1,0 +1,189 @@
+/**
+ * `npm run bench:web`: the share page of the 3-year report in Chromium (playwright-core, Debian's browser) under
+ * slow-4G network and 4× CPU throttling (CDP), as a phone reader on a slow line would meet it. Reports largest
+ * contentful paint, when the report's data request started and ended against the chart code's, and the main
+ * thread's long tasks (PerformanceObserver 'longtask'). Figures go to stdout (with --markdown, a table for
+ * docs/performance.md). `--serve` instead keeps the service with the 3- and 5-year reports running, printing
+ * their links (for looking at the page by hand). Nothing here is a test.
+ */
+import { pino } from 'pino';
+import { loadConfig } from '../../server/config.ts';
+import { startService } from '../../server/runtime.ts';
+import { createApiKey, findOrCreateAccount } from '../../server/services/apiKeys.ts';
+import { launchChromium } from '../helpers/browser.ts';
+import { createTestDatabase } from '../helpers/database.ts';
+import { type FixtureName, fixture } from '../helpers/service.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** Chrome DevTools' "Slow 4G" preset (the Lighthouse mobile profile): 150 ms RTT, 1.6 Mbit/s down, 750 kbit/s up. */
+const SLOW_4G = {
+  offline: false,
+  latency: 150,
+  downloadThroughput: (1.6 * 1024 * 1024) / 8,
+  uploadThroughput: (750 * 1024) / 8,
+};
+
+async function startDemo() {
+  const db = await createTestDatabase('postgres');
+  const config = {
+    ...loadConfig({}),
+    databaseUrl: db.databaseUrl,
+    dataDir: db.dataDir,
+    port: Number(process.env.PORT ?? 0),
+    host: '127.0.0.1',
+    logLevel: 'silent' as const,
+  };
+  const running = await startService(config, pino({ level: 'silent' }));
+  const em = running.services.db.orm.em.fork();
+  const key = (
+    await createApiKey(em, await findOrCreateAccount(em, 'bench-web@example.com'), { mode: 'test' })
+  ).key;
+  async function submit(name: FixtureName): Promise<string> {
+    const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
+    const created = await fetch(`${running.url}/api/v1/developer/reports/financial`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(fixture(name)),
+    }).then((r) => r.json() as Promise<{ report_id: string }>);
+    for (;;) {
+      const report = (await fetch(`${running.url}/api/v1/developer/reports/${created.report_id}`, {
+        headers,
+      }).then((r) => r.json())) as { status: string; share?: { share_token: string } };
+      if (report.status === 'success') return report.share!.share_token;
+      if (report.status === 'failed') throw new Error(`${name} failed`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    url: running.url,
+    submit,
+    async close() {
+      await running.stop();
+      await db.drop();
+    },
+  };
+}
+
+interface Run {
+  lcp: number;
+  dataStart: number;
+  dataEnd: number;
+  chartStart: number | null;
+  /** [start, duration] of each task over 50 ms. */
+  longTasks: Array<[number, number]>;
+}
+
+async function measure(url: string): Promise<Run> {
+  const browser = await launchChromium();
+  try {
+    const context = await browser.newContext({
+      viewport: { width: 375, height: 812 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    await page.addInitScript(() => {
+      const w = window as unknown as { __lcp: number; __long: number[][] };
+      w.__lcp = 0;
+      w.__long = [];
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) w.__lcp = entry.startTime;
+      }).observe({ type: 'largest-contentful-paint', buffered: true });
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries())
+          w.__long.push([Math.round(entry.startTime), Math.round(entry.duration)]);
+      }).observe({ type: 'longtask', buffered: true });
+    });
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForSelector('[data-testid=enterprise-name]', { timeout: 60_000 });
+    // Let the first charts draw, then scroll the whole page through so every chart is drawn as a reader would.
+    await page.waitForTimeout(1500);
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    for (let y = 0; y < height; y += 700) {
+      await page.evaluate((top) => window.scrollTo(0, top), y);
+      await page.waitForTimeout(250);
+    }
+    await page.waitForTimeout(1000);
+    return await page.evaluate(() => {
+      const w = window as unknown as { __lcp: number; __long: Array<[number, number]> };
+      const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
+      const data = resources.find((r) => r.name.includes('/api/v1/shared/reports/'))!;
+      const chart = resources.find((r) => /\/assets\/echarts[^/]*\.js$/.test(r.name));
+      return {
+        lcp: w.__lcp,
+        dataStart: data.startTime,
+        dataEnd: data.responseEnd,
+        chartStart: chart ? chart.startTime : null,
+        longTasks: w.__long,
+      };
+    });
+  } finally {
+    await browser.close();
+  }
+}
+
+const ms = (n: number | null) => (n === null ? '—' : `${Math.round(n)} ms`);
+
+async function main() {
+  const demo = await startDemo();
+  try {
+    const three = await demo.submit('general_new-3y');
+    if (process.argv.includes('--serve')) {
+      const five = await demo.submit('general_old-5y-ai');
+      const four = await demo.submit('general_new-4y-inconsistent');
+      console.log(`3y: ${demo.url}/shared/reports/${three}`);
+      console.log(`5y: ${demo.url}/shared/reports/${five}`);
+      console.log(`4y: ${demo.url}/shared/reports/${four}`);
+      // Until stopped (Ctrl-C or kill): then the service stops and its throw-away database is dropped.
+      await new Promise((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+    }
+    const runs: Run[] = [];
+    for (let i = 0; i < RUNS; i++) runs.push(await measure(`${demo.url}/shared/reports/${three}`));
+    const rows = runs.map((run, i) => [
+      `${i + 1}`,
+      ms(run.lcp),
+      `${ms(run.dataStart)} → ${ms(run.dataEnd)}`,
+      ms(run.chartStart),
+      ms(Math.max(0, ...run.longTasks.map(([, d]) => d))),
+      `${run.longTasks.filter(([, d]) => d > 200).length}`,
+      `${run.longTasks.length}`,
+      [...run.longTasks]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([t, d]) => `${d} ms at ${t}`)
+        .join(', '),
+    ]);
+    const head = [
+      'run',
+      'LCP',
+      'report data request',
+      'chart code request',
+      'longest task',
+      'tasks > 200 ms',
+      'tasks > 50 ms',
+      'three longest (start)',
+    ];
+    if (process.argv.includes('--markdown')) {
+      console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);
+      for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+    } else {
+      console.log(head.join('\t'));
+      for (const row of rows) console.log(row.join('\t'));
+    }
+  } finally {
+    await demo.close();
+  }
+}
+
+await main();
+// The browser's and the pool's handles may outlive a stopped service by a moment: the figures are printed.
+process.exit(0);
