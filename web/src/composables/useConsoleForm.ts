@@ -10,7 +10,8 @@ import { ConsoleApiError } from '../api/console.ts';
 import { describeError, fieldMessage } from '../lib/consoleErrors.ts';
 
 export function useConsoleForm<Field extends string>(fields: Record<Field, string>) {
-  const errors = reactive<Partial<Record<Field, string>>>({});
+  // Typed as the plain record: Vue's Reactive<> of a generic record cannot be indexed by Field.
+  const errors = reactive({}) as Partial<Record<Field, string>>;
   const formError = ref<string | null>(null);
 
   function clear() {
@@ -62,7 +63,7 @@ export function useConsoleForm<Field extends string>(fields: Record<Field, strin
       .filter(Boolean)
       .join(' ');
     return {
-      'aria-invalid': errors[field] ? 'true' : undefined,
+      'aria-invalid': errors[field] ? ('true' as const) : undefined,
       'aria-describedby': described || undefined,
     };
   }
