@@ -1,7 +1,12 @@
 /**
- * Administration from the shell, until the console exists:
+ * Administration from the shell:
  *   npm run cli -- keys create --email <email> --mode test|live [--name <name>]
  *   npm run cli -- keys revoke <key>
+ *   npm run cli -- accounts reset-password --email <email> [--stdin]
+ * A reset prints a generated password (24 random URL-safe characters) unless --stdin is given, in which case
+ * it reads the new password from standard input (first line; nothing echoed, so it stays out of the shell's
+ * history and of `ps`). There is no mail server: the operator passes the password on by a channel they trust.
+ * Either way the password passes checkPassword and every session of the account ends.
  * Works on PostgreSQL (DATABASE_URL) and on the embedded database (DATA_DIR). The embedded database admits
  * one process, so there the server must be stopped first; the CLI says so when it is not.
  */
@@ -10,11 +15,13 @@ import { loadConfig } from './config.ts';
 import { migrate, openDatabase } from './db/database.ts';
 import { DataDirBusyError } from './db/dataDirLock.ts';
 import { AppError } from './errors.ts';
+import { generatePassword, resetPassword } from './services/accounts.ts';
 import { createApiKey, findOrCreateAccount, revokeApiKeyByValue } from './services/apiKeys.ts';
 
 const USAGE = `Usage:
   npm run cli -- keys create --email <email> --mode test|live [--name <name>]
-  npm run cli -- keys revoke <key>`;
+  npm run cli -- keys revoke <key>
+  npm run cli -- accounts reset-password --email <email> [--stdin]`;
 
 class UsageError extends Error {}
 
@@ -26,10 +33,16 @@ async function run(argv: string[]): Promise<void> {
       email: { type: 'string' },
       mode: { type: 'string' },
       name: { type: 'string' },
+      stdin: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
   const [group, command, ...rest] = positionals;
+  if (!values.help && group === 'accounts' && command === 'reset-password') {
+    if (!values.email || rest.length > 0)
+      throw new UsageError(`accounts reset-password needs --email.\n${USAGE}`);
+    return resetAccountPassword(values.email, values.stdin === true);
+  }
   if (values.help || group !== 'keys' || (command !== 'create' && command !== 'revoke'))
     throw new UsageError(USAGE);
   if (command === 'create' && (!values.email || (values.mode !== 'test' && values.mode !== 'live'))) {
@@ -59,6 +72,31 @@ async function run(argv: string[]): Promise<void> {
     }
   } finally {
     await db.close();
+  }
+}
+
+/** The first line of standard input, without its line break. */
+async function readStdinLine(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+}
+
+async function resetAccountPassword(email: string, fromStdin: boolean): Promise<void> {
+  const password = fromStdin ? await readStdinLine() : generatePassword();
+  const db = await openDatabase(loadConfig());
+  try {
+    await migrate(db.orm);
+    await resetPassword(db.orm.em.fork(), email, password);
+  } finally {
+    await db.close();
+  }
+  console.log(
+    `The password of ${email.trim().toLowerCase()} is reset; every session of the account has ended.`,
+  );
+  if (!fromStdin) {
+    console.log('Pass this password on by a channel you trust; it is not stored anywhere in clear:');
+    console.log(password);
   }
 }
 

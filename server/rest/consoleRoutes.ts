@@ -1,6 +1,6 @@
 /**
- * The console's sign-in under /api/v1/console: sign up, log in, log out, and "who am I" (which hands the
- * page its CSRF token). These are REST rather than GraphQL because they are about a cookie, an HTTP
+ * The console's sign-in under /api/v1/console: sign up, log in, log out, "who am I" (which hands the
+ * page its CSRF token), and changing the signed-in user's password. These are REST rather than GraphQL because they are about a cookie, an HTTP
  * concern: they set and clear it, and answer 429 with Retry-After. Everything else the console does goes
  * through /graphql with the cookie this sets (server/graphql/context.ts). See docs/console.md.
  */
@@ -17,6 +17,7 @@ import {
 import {
   authenticateSession,
   type ConsoleSession,
+  changePassword,
   logIn,
   logOut,
   SESSION_TTL_MS,
@@ -134,6 +135,28 @@ export function consoleRoutes(services: ServiceContext): Router {
       throw new UnauthenticatedError('Not signed in to the console (or the session has expired).');
     }
     ctx.body = presentSession(session);
+  });
+
+  router.post('/password', requireSameOrigin, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
+    // A signed-in user changes their own password: the session and its CSRF token, then the current
+    // password (accounts.changePassword verifies it and throttles wrong ones). Other sessions end.
+    const token = readSessionCookie(ctx.get('Cookie'));
+    const manager = em();
+    const session = token ? await authenticateSession(manager, token) : null;
+    if (!session)
+      throw new UnauthenticatedError('Not signed in to the console (or the session has expired).');
+    if (!csrfTokenMatches(session.csrfToken, ctx.get('X-CSRF-Token'))) {
+      throw new CsrfError('Send the session’s CSRF token in X-CSRF-Token to change the password.');
+    }
+    const body = ctx.request.body;
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new ValidationError([
+        { path: '', message: 'must be an object with current_password and new_password' },
+      ]);
+    }
+    const { current_password: currentPassword, new_password: newPassword } = body as Record<string, unknown>;
+    await changePassword(manager, session, { currentPassword, newPassword }, ctx.rateLimits);
+    ctx.status = 204;
   });
 
   return router;

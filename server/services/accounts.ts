@@ -199,3 +199,77 @@ export async function authenticateSession(
     csrfToken: session.csrfToken,
   };
 }
+
+// ---- Password change (console) and operator reset (CLI) -------------------------------------------------
+
+/** checkPassword's problem (field `password`) reported on the field the caller's form names. */
+function validateNewPassword(password: unknown, email: string, field: string): string {
+  try {
+    return checkPassword(password, { email });
+  } catch (error) {
+    if (error instanceof ValidationError && error.errors) {
+      throw new ValidationError(
+        error.errors.map((problem) => ({
+          ...problem,
+          path: problem.path === 'password' ? field : problem.path,
+        })),
+      );
+    }
+    throw error;
+  }
+}
+
+/**
+ * A signed-in user changes their password: the current one is verified (wrong → 422 on `current_password`,
+ * throttled per account), the new one passes checkPassword and differs from it. Every other session of the
+ * account ends; the one that made the change stays signed in.
+ */
+export async function changePassword(
+  em: EntityManager,
+  principal: Pick<ConsolePrincipal, 'accountId' | 'email' | 'sessionId'>,
+  input: { currentPassword: unknown; newPassword: unknown },
+  limits: RateLimits,
+): Promise<void> {
+  // Reserve, then verify (as logIn does): the attempt is counted in PostgreSQL before the current password is
+  // checked, so a stolen session cannot become a password oracle, even with concurrent requests.
+  const throttleKey = `password-change\u0000${principal.accountId}`;
+  await limits.take('login_client', throttleKey, 'wrong current passwords');
+  const current = typeof input.currentPassword === 'string' ? input.currentPassword : '';
+  const account = await em.findOneOrFail(Account, { id: principal.accountId });
+  const valid =
+    current.length > 0 &&
+    current.length <= MAX_PASSWORD &&
+    Boolean(account.passwordHash) &&
+    (await argon2.verify(account.passwordHash!, current).catch(() => false));
+  if (!valid) {
+    throw new ValidationError([{ path: 'current_password', message: 'is not correct' }]);
+  }
+  const next = validateNewPassword(input.newPassword, account.email, 'new_password');
+  if (next === current) {
+    throw new ValidationError([{ path: 'new_password', message: 'must differ from the current password' }]);
+  }
+  await limits.reset('login_client', throttleKey);
+  const passwordHash = await argon2.hash(next, { type: argon2.argon2id });
+  await em.nativeUpdate(Account, { id: account.id }, { passwordHash });
+  await em.nativeDelete(Session, { account: account.id, id: { $ne: principal.sessionId } });
+}
+
+/** A generated password for an operator's reset: 18 random bytes → 24 URL-safe characters (144 bits). */
+export function generatePassword(): string {
+  return randomToken(18);
+}
+
+/**
+ * An operator sets an account's password (there is no mail server to send a reset link): the password
+ * passes checkPassword, and every session of the account ends. An unknown email is a validation error
+ * on `email`.
+ */
+export async function resetPassword(em: EntityManager, emailInput: string, password: unknown): Promise<void> {
+  const email = emailInput.trim().toLowerCase();
+  const account = email ? await em.findOne(Account, { email }) : null;
+  if (!account) throw new ValidationError([{ path: 'email', message: 'no account has this email' }]);
+  const checked = validateNewPassword(password, account.email, 'password');
+  const passwordHash = await argon2.hash(checked, { type: argon2.argon2id });
+  await em.nativeUpdate(Account, { id: account.id }, { passwordHash });
+  await em.nativeDelete(Session, { account: account.id });
+}

@@ -21,6 +21,8 @@ export interface ReportListQuery {
   status?: ReportStatus | null;
   /** An enterprise id: only that enterprise's reports. */
   enterprise?: string | null;
+  /** Only reports whose (enterprise) name contains this text, case-insensitive. */
+  nameContains?: string | null;
 }
 
 export interface ReportPage {
@@ -57,6 +59,10 @@ export async function listReports(
   query: ReportListQuery,
 ): Promise<ReportPage> {
   const { first, after, status, enterprise } = query;
+  const nameContains = query.nameContains?.trim() ?? '';
+  if (nameContains.length > 200) {
+    throw new ValidationError([{ path: 'filter.nameContains', message: 'must be at most 200 characters' }]);
+  }
   if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE_SIZE) {
     throw new ValidationError([{ path: 'first', message: `must be an integer from 1 to ${MAX_PAGE_SIZE}` }]);
   }
@@ -74,6 +80,8 @@ export async function listReports(
   const where: FilterQuery<IReport> = { account: principal.accountId, mode: principal.mode };
   if (status) where.status = status;
   if (enterprise) where.enterprise = enterprise;
+  // LIKE's wildcards in the text are matched literally.
+  if (nameContains) where.name = { $ilike: `%${nameContains.replace(/[\\%_]/g, '\\$&')}%` };
   if (position) {
     // Created times are written from JS Dates (millisecond precision), so the cursor's time is exact.
     where.$or = [

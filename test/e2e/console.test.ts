@@ -91,7 +91,9 @@ describe('the console in Chromium', () => {
     await page.fill('#auth-email', email);
     await page.fill('#auth-password', 'too short');
     await page.click('[data-testid=auth-form] button[type=submit]');
-    expect(await page.textContent('[data-testid=auth-error]')).toContain('密码长度需为 10–200 个字符');
+    // At the field, which has the focus.
+    expect(await page.textContent('[data-testid=password-error]')).toContain('10 个字符');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('auth-password');
     await page.fill('#auth-password', PASSWORD);
     await page.click('[data-testid=auth-form] button[type=submit]');
     // Back where the visitor was going.
@@ -185,6 +187,9 @@ describe('the console in Chromium', () => {
 
   it('makes the link private (404) and public again, and sets and clears an expiry', async () => {
     await row().locator('[data-testid=toggle-public]').click();
+    // Making it private asks first.
+    expect(await page.textContent('dialog[open]')).toContain('持有链接的人将无法打开报告');
+    await page.click('dialog[open] [data-testid=confirm-button]');
     await page.waitForSelector(`[data-report-id="${reportId}"][data-share=private]`);
     expect((await shared(token)).status).toBe(404);
     expect((await service.request(`/shared/reports/${token}`)).status).toBe(404);
@@ -215,7 +220,7 @@ describe('the console in Chromium', () => {
     await row().locator('[data-testid=rotate-share]').click();
     await page.waitForSelector('[data-testid=confirm-dialog]');
     expect(await page.textContent('dialog[open]')).toContain('原链接将立即失效');
-    await page.click('[data-testid=confirm-button]');
+    await page.click('dialog[open] [data-testid=confirm-button]');
     await expect
       .poll(() => row().locator('[data-testid=open-share]').getAttribute('href'))
       .not.toContain(token);
@@ -234,7 +239,7 @@ describe('the console in Chromium', () => {
     await page.click('.console-tab >> text=API 密钥');
     await page.click('[data-testid=revoke-key]');
     expect(await page.textContent('dialog[open]')).toContain('吊销立即生效');
-    await page.click('[data-testid=confirm-button]');
+    await page.click('dialog[open] [data-testid=confirm-button]');
     await page.waitForSelector('[data-testid=keys-table] tr[data-status=revoked]');
     expect(await page.isVisible('[data-testid=revoke-key]')).toBe(false);
     const refused = await service.request(`/api/v1/developer/reports/${reportId}`, { key });

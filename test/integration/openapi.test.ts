@@ -78,6 +78,7 @@ const SIGNUP = '/api/v1/console/signup';
 const LOGIN = '/api/v1/console/login';
 const LOGOUT = '/api/v1/console/logout';
 const SESSION = '/api/v1/console/session';
+const PASSWORD = '/api/v1/console/password';
 const HEALTH = '/healthz';
 const READY = '/readyz';
 const OPENAPI = '/api/v1/openapi.json';
@@ -465,7 +466,7 @@ describe('the OpenAPI document', () => {
       // endpoints say they need nothing.
       const expected = path.startsWith('/api/v1/developer')
         ? undefined
-        : path === LOGOUT || path === SESSION
+        : path === LOGOUT || path === SESSION || path === PASSWORD
           ? [{ ConsoleSession: [] }]
           : [];
       expect(operation.security, path).toEqual(expected);
@@ -680,6 +681,47 @@ describe('the OpenAPI document', () => {
     expectDocumented('post', SIGNUP, shortPassword);
     expect(shortPassword.body.errors).toEqual([{ path: 'password', message: expect.any(String) }]);
 
+    // Changing the password: each documented answer, produced.
+    const signedIn = { Cookie: cookie, 'X-CSRF-Token': csrf };
+    const newPassword = 'Plum-orchard 7 violet kettles';
+    const passwordCases: Array<[number, Parameters<TestService['request']>[1]]> = [
+      [401, { body: { current_password: 'x', new_password: newPassword } }],
+      [403, { headers: { Cookie: cookie }, body: { current_password: 'x', new_password: newPassword } }],
+      [400, { headers: signedIn, body: '{"current_password": ' }],
+      [413, { headers: signedIn, body: { current_password: 'x'.repeat(20 * 1024) } }],
+      [415, { headers: { ...signedIn, 'Content-Type': 'text/plain' }, body: 'x' }],
+      [422, { headers: signedIn, body: { current_password: 'wrong password', new_password: newPassword } }],
+      [
+        204,
+        { headers: signedIn, body: { current_password: credentials.password, new_password: newPassword } },
+      ],
+      [
+        204,
+        { headers: signedIn, body: { current_password: newPassword, new_password: credentials.password } },
+      ],
+    ];
+    for (const [status, init] of passwordCases) {
+      const response = await console(PASSWORD, init);
+      expectDocumented('post', PASSWORD, response);
+      expect(response.status, `${PASSWORD} ${status}`).toBe(status);
+    }
+    // Wrong current passwords are throttled per account (a success resets the count): 10, then 429.
+    for (let i = 0; i < 10; i++) {
+      await console(PASSWORD, {
+        headers: signedIn,
+        body: { current_password: `wrong ${i}`, new_password: newPassword },
+      });
+    }
+    const passwordThrottled = await console(PASSWORD, {
+      headers: signedIn,
+      body: { current_password: credentials.password, new_password: newPassword },
+    });
+    expectDocumented('post', PASSWORD, passwordThrottled);
+    expect(passwordThrottled.status).toBe(429);
+    expect(
+      schemaErrors(operation('post', PASSWORD).requestBody!.content['application/json']!.schema, {}),
+    ).not.toBeNull();
+
     const forged = await console(LOGOUT, { headers: { Cookie: cookie } });
     expectDocumented('post', LOGOUT, forged);
     expect(forged.status).toBe(403);
@@ -764,6 +806,11 @@ describe('the OpenAPI document', () => {
       ],
       ['post', LOGOUT, { method: 'POST', headers: { Cookie: cookie } }],
       ['get', SESSION, { headers: { Cookie: cookie } }],
+      [
+        'post',
+        PASSWORD,
+        { method: 'POST', headers: { Cookie: cookie }, body: { current_password: 'x', new_password: 'y' } },
+      ],
     ];
     // Every request starts by forking the entity manager (to authenticate, or to find the shared report): a
     // fault there is an unexpected error.

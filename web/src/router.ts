@@ -63,6 +63,12 @@ export const router = createRouter({
           component: () => import('./pages/console/ReportsPage.vue'),
           meta: { title: `报告 · ${CONSOLE_TITLE}` },
         },
+        {
+          path: 'account',
+          name: 'console-account',
+          component: () => import('./pages/console/AccountPage.vue'),
+          meta: { title: `账号 · ${CONSOLE_TITLE}` },
+        },
       ],
     },
     { path: '/:path(.*)*', name: 'not-found', component: NotFound },

@@ -146,6 +146,10 @@ const ReportFilterInput = builder.inputType('ReportFilter', {
   fields: (t) => ({
     status: t.field({ type: ReportStatusEnum }),
     enterprise: t.id({ description: 'An enterprise id (Report.enterpriseId): only its reports.' }),
+    nameContains: t.string({
+      description:
+        'Only reports whose enterprise name contains this text (case-insensitive, ≤ 200 characters).',
+    }),
   }),
 });
 
@@ -182,6 +186,7 @@ builder.queryField('reports', (t) =>
         after,
         status: filter?.status,
         enterprise: filter?.enterprise == null ? null : String(filter.enterprise),
+        nameContains: filter?.nameContains,
       });
       const edges = page.reports.map(({ report, cursor }) => ({
         cursor,

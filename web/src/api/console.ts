@@ -102,3 +102,15 @@ export async function logIn(email: string, password: string): Promise<ConsoleSes
 export async function logOut(csrfToken: string | null): Promise<void> {
   await send('logout', { method: 'POST', headers: csrfToken ? { 'X-CSRF-Token': csrfToken } : {} });
 }
+
+/** Changes the signed-in user's password; the server ends the account's other sessions. */
+export async function changePassword(
+  csrfToken: string,
+  currentPassword: string,
+  newPassword: string,
+): Promise<void> {
+  await send('password', {
+    ...json({ current_password: currentPassword, new_password: newPassword }),
+    headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrfToken },
+  });
+}

@@ -7,7 +7,7 @@
  * layout watches `signedIn` and returns to the sign-in page.
  */
 import { computed, reactive, readonly } from 'vue';
-import { ConsoleApiError, fetchSession, logIn, logOut, signUp } from '../api/console.ts';
+import { ConsoleApiError, changePassword, fetchSession, logIn, logOut, signUp } from '../api/console.ts';
 import { graphqlRequest } from '../api/graphql.ts';
 import { type ConsoleMode, isConsoleMode } from '../lib/console.ts';
 
@@ -84,6 +84,18 @@ export function useConsoleSession() {
     },
     async signUp(email: string, password: string) {
       adopt(await signUp(email, password));
+    },
+    async changePassword(currentPassword: string, newPassword: string) {
+      if (!state.csrfToken) {
+        expire();
+        throw new ConsoleApiError(401, 'unauthenticated', 'Not signed in.');
+      }
+      try {
+        await changePassword(state.csrfToken, currentPassword, newPassword);
+      } catch (error) {
+        if (error instanceof ConsoleApiError && error.status === 401) expire();
+        throw error;
+      }
     },
     async signOut() {
       try {

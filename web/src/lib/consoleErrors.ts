@@ -7,6 +7,8 @@ import { ConsoleApiError } from '../api/console.ts';
 const FIELD_MESSAGES: Record<string, string> = {
   email: '请输入有效的邮箱地址',
   password: '密码长度需为 10–200 个字符',
+  new_password: '新密码长度需为 10–200 个字符',
+  current_password: '当前密码不正确',
   name: '名称不能超过 100 个字符',
   expiresAt: '有效期须晚于当前时间',
 };
@@ -22,6 +24,13 @@ const CODE_MESSAGES: Record<string, string> = {
   internal_error: '服务器出错了，请稍后重试。',
 };
 
+/** One field's problem in Chinese: the API's own words when they are Chinese (the password rules'), else ours. */
+export function fieldMessage(problem: { path: string; message: string }): string {
+  if (/[\u4e00-\u9fff]/.test(problem.message)) return problem.message;
+  if (problem.path === 'new_password' && /differ/.test(problem.message)) return '新密码不能与当前密码相同';
+  return FIELD_MESSAGES[problem.path] ?? `${problem.path}：${problem.message}`;
+}
+
 /** A sentence for the user; `context` says what failed ("登录", "创建密钥"). */
 export function describeError(error: unknown, context?: 'login' | 'signup'): string {
   if (!(error instanceof ConsoleApiError)) return error instanceof Error ? error.message : String(error);
@@ -33,7 +42,7 @@ export function describeError(error: unknown, context?: 'login' | 'signup'): str
     return `尝试次数过多，${wait}`;
   }
   if (error.code === 'validation_failed' && error.fieldErrors.length > 0) {
-    return `${error.fieldErrors.map((problem) => FIELD_MESSAGES[problem.path] ?? `${problem.path}：${problem.message}`).join('；')}。`;
+    return `${error.fieldErrors.map(fieldMessage).join('；')}。`;
   }
   return CODE_MESSAGES[error.code] ?? `请求失败：${error.message}`;
 }
