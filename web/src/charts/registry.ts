@@ -200,7 +200,7 @@ export const CHART_SPECS: Readonly<Record<string, Spec>> = {
     ],
   },
   profitability: lines('gross_margin', 'net_margin', 'roe', 'roa', 'cost_expense_profit_margin'),
-  distress_signals: lines('altman_z', 'altman_z_double_prime'),
+  distress_signals: lines('altman_z_prime', 'altman_z_double_prime'),
   comparative: groupedBars('net_increase_cash', 'cash_change'),
 };
 
