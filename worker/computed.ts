@@ -6,6 +6,7 @@
  */
 import { buildCoreRiskInsight } from './engine/coreRisk.ts';
 import { analysisLabel, computeAnalysis } from './engine/registry.ts';
+import { SCORECARD_FACTORS } from './engine/verdict.ts';
 import type { AnalysisOutput, NormalisedReport, RiskItem } from './types.ts';
 
 export interface ComputedItem {
@@ -14,7 +15,28 @@ export interface ComputedItem {
   spResultJson: string;
   /** sp_result.released_year (the core risk insight takes it from the items). */
   releasedYear: number | null;
+  /** What the core risk insight reads of sp_result (`coreView`): a small object, cheap to cross threads. */
+  core: Record<string, unknown>;
   risk_items: RiskItem[];
+}
+
+/** The items whose figures the verdict's scorecard reads (`balance_sheet`: whether the cross-checks ran). */
+const VERDICT_SLUGS = new Set([...SCORECARD_FACTORS.map((f) => f.slug), 'distress_signals', 'balance_sheet']);
+
+/**
+ * The part of an item's sp_result the core risk insight reads: released_year, the item's data gaps and
+ * strengths, and — for the items the verdict scores — their flat (non-object) figures. Everything else
+ * (series, tables) stays in the JSON text.
+ */
+export function coreView(slug: string, spResult: Record<string, unknown>): Record<string, unknown> {
+  const view: Record<string, unknown> = { released_year: spResult.released_year };
+  if (spResult.data_gaps !== undefined) view.data_gaps = spResult.data_gaps;
+  if (spResult.strengths !== undefined) view.strengths = spResult.strengths;
+  if (VERDICT_SLUGS.has(slug)) {
+    for (const [key, value] of Object.entries(spResult))
+      if (value === null || typeof value !== 'object') view[key] = value;
+  }
+  return view;
 }
 
 /** Computes `slugs` over a report given as the JSON text of a NormalisedReport. Runs in a worker or inline. */
@@ -24,6 +46,7 @@ export function computeItems(reportJson: string, slugs: readonly string[]): Comp
     slug: output.slug,
     spResultJson: JSON.stringify(output.sp_result),
     releasedYear: typeof output.sp_result.released_year === 'number' ? output.sp_result.released_year : null,
+    core: coreView(output.slug, output.sp_result),
     risk_items: output.risk_items,
   }));
 }
@@ -36,8 +59,8 @@ export function withCoreRiskInsight(items: readonly ComputedItem[]): ComputedIte
   const core = buildCoreRiskInsight(
     items.map((item) => ({
       slug: item.slug,
-      // The core risk insight reads released_year and the risk items of each output, nothing else.
-      sp_result: { released_year: item.releasedYear },
+      // The core risk insight reads the risk items and the `coreView` of each output, nothing else.
+      sp_result: item.core,
       risk_items: item.risk_items,
     })),
     analysisLabel,
@@ -47,6 +70,7 @@ export function withCoreRiskInsight(items: readonly ComputedItem[]): ComputedIte
       slug: core.slug,
       spResultJson: JSON.stringify(core.sp_result),
       releasedYear: (core.sp_result.released_year as number | null) ?? null,
+      core: {},
       risk_items: core.risk_items,
     },
     ...items,

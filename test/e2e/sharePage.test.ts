@@ -94,11 +94,12 @@ describe('share page in Chromium', () => {
       expect(await page.$(`#item-${item.slug}`), item.slug).not.toBeNull();
     }
 
-    // First screen: real risks per level, then data gaps (the two "not submitted" notes) and strengths apart.
+    // First screen: real risks per level (1 danger, 3 warnings), then data gaps (OCI and EPS lines not
+    // submitted) and strengths (Altman safe zone) apart.
     const counts = await page.$$eval('[data-testid=risk-counts] .count-n', (ns) =>
       ns.map((n) => Number(n.textContent)),
     );
-    expect(counts).toEqual([2, 1, 0, 2, 0]);
+    expect(counts).toEqual([1, 3, 0, 2, 1]);
     // Core risk insight: real risks grouped by level, each naming its module; data gaps listed apart.
     expect(await page.$$eval('.risk-group', (gs) => gs.map((g) => g.getAttribute('data-level')))).toEqual([
       'danger',
@@ -136,11 +137,11 @@ describe('share page in Chromium', () => {
       '#item-income_statement .risk--danger',
       (e) => getComputedStyle(e).backgroundColor,
     );
-    const info = await page.$eval(
-      '#item-eps_fluctuations .risk--info',
+    const warning = await page.$eval(
+      '#item-expense .risk--warning',
       (e) => getComputedStyle(e).backgroundColor,
     );
-    expect(danger).not.toBe(info);
+    expect(danger).not.toBe(warning);
 
     // Nothing from the internet, no errors, nothing wider than the screen.
     for (const url of requests)

@@ -224,7 +224,7 @@ describe('share page for a credit officer', () => {
     const cell = three3.locator('#item-revenue tr[data-key=operating_revenue_ratio_change] td.latest abbr');
     expect(await cell.textContent()).toBe('n.m.');
     expect(await cell.getAttribute('title')).toContain('基数');
-    expect(await three3.textContent('#item-revenue [data-testid=nm-notes]')).toContain('n.m.：上年基数过小');
+    expect(await three3.textContent('#item-revenue [data-testid=nm-notes]')).toContain('n.m.：上期基数过小');
     await three3.context().close();
   });
 

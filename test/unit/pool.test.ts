@@ -1,7 +1,8 @@
 /** The Piscina pool: how a report's slugs are batched, and that the pool returns what the main thread computes. */
 import { afterAll, describe, expect, it } from 'vitest';
 import { validateSubmission } from '../../schema/submission.ts';
-import { ANALYSIS_SLUGS } from '../../worker/engine/registry.ts';
+import { computeItems, withCoreRiskInsight } from '../../worker/computed.ts';
+import { ANALYSIS_SLUGS, assembleReportItems, computeAnalysis } from '../../worker/engine/registry.ts';
 import { normaliseSubmission } from '../../worker/normalise.ts';
 import { AnalysisPool, batchSlugs, fanOut } from '../../worker/pool.ts';
 import { loadFixture } from '../helpers/engineFixtures.ts';
@@ -74,5 +75,22 @@ describe('AnalysisPool', () => {
     const after = pool.batchesRun;
     await pool.compute(json, ANALYSIS_SLUGS);
     expect(pool.batchesRun - after).toBe(2);
+  });
+});
+
+describe('the core risk insight on the job path', () => {
+  it('is the same from the pool items (computeItems + withCoreRiskInsight) as from the engine outputs', () => {
+    const names = ['general_new-3y', 'general_new-4y-inconsistent', 'general_old-5y-ai'] as const;
+    for (const name of names) {
+      const validation = validateSubmission(loadFixture(name));
+      if (!validation.ok) throw new Error(`${name} is invalid`);
+      const { report } = normaliseSubmission(validation.value);
+      const direct = assembleReportItems(computeAnalysis(report, ANALYSIS_SLUGS))[0]!;
+      const viaJob = withCoreRiskInsight(computeItems(JSON.stringify(report), ANALYSIS_SLUGS))[0]!;
+      expect(viaJob.slug).toBe(direct.slug);
+      // The verdict, data gaps and strengths need the items' figures, not only their risk items.
+      expect(JSON.parse(viaJob.spResultJson), name).toEqual(direct.sp_result);
+      expect(viaJob.risk_items, name).toEqual(direct.risk_items);
+    }
   });
 });
