@@ -5,10 +5,12 @@ import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import { RouteNotFoundError, ServiceUnavailableError } from './errors.ts';
 import { graphqlMiddleware } from './graphql/index.ts';
+import { compression } from './middlewares/compress.ts';
 import { consoleRoutes } from './rest/consoleRoutes.ts';
 import { developerRoutes } from './rest/developerRoutes.ts';
 import { docsRoutes } from './rest/docsRoutes.ts';
 import { problemMiddleware } from './rest/problem.ts';
+import { problemPageRoutes } from './rest/problemPages.ts';
 import { webRoutes } from './rest/webRoutes.ts';
 import type { ServiceContext } from './services/context.ts';
 
@@ -35,6 +37,7 @@ export function buildApp(services: ServiceContext): Koa {
       );
     }
   });
+  app.use(compression());
   app.use(problemMiddleware(logger));
 
   app.use(async (ctx, next) => {
@@ -55,6 +58,7 @@ export function buildApp(services: ServiceContext): Koa {
   app.use(consoleRoutes(services).routes());
   app.use(graphqlMiddleware(services));
   app.use(docsRoutes());
+  app.use(problemPageRoutes());
   // Last: the web app answers GET for its own routes (SPA fallback) and the static assets.
   app.use(webRoutes(services));
 

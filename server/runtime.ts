@@ -11,6 +11,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { migrate, openDatabase } from './db/database.ts';
 import { analyseReport, markFailed } from './jobs/analyseReport.ts';
+import { startHousekeeping } from './jobs/housekeeping.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { failStaleReports } from './jobs/sweeper.ts';
 import type { ServiceContext } from './services/context.ts';
@@ -54,6 +55,7 @@ export async function startService(
         await markFailed(services, job.data);
       },
     );
+    await startHousekeeping(services);
     const sweep = setInterval(() => {
       failStaleReports(services).then(
         (count) => count > 0 && logger.warn({ count }, 'failed reports that stayed pending too long'),

@@ -3,6 +3,7 @@ import { Migration20261121050955 } from './Migration20261121050955.ts';
 import { Migration20261121060231 } from './Migration20261121060231.ts';
 import { Migration20261121060500_sessions } from './Migration20261121060500_sessions.ts';
 import { Migration20261121080000_json_documents } from './Migration20261121080000_json_documents.ts';
+import { Migration20261123200000_idempotency_keys } from './Migration20261123200000_idempotency_keys.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121060231', class: Migration20261121060231 },
   { name: 'Migration20261121060500_sessions', class: Migration20261121060500_sessions },
   { name: 'Migration20261121080000_json_documents', class: Migration20261121080000_json_documents },
+  { name: 'Migration20261123200000_idempotency_keys', class: Migration20261123200000_idempotency_keys },
 ];
