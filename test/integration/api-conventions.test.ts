@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHousekeeping } from '../../server/jobs/housekeeping.ts';
 import { PROBLEM_CODES } from '../../server/rest/problemPages.ts';
 import type { Backend } from '../helpers/database.ts';
+import { holdIdempotencyKey } from '../helpers/records.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
 const SUBMIT = '/api/v1/developer/reports/financial';
@@ -137,32 +138,19 @@ describe.each<Backend>(['postgres', 'pglite'])('API conventions on %s', (backend
       }
       expect(await countReports(k)).toBe(1);
       // A claim held by a request still recording answers 409 (made deterministic by holding one by hand).
-      const principalRow = await service.services.db.orm.em
+      const [row] = await service.services.db.orm.em
         .fork()
         .getConnection()
-        .execute<Array<{ account_id: string }>>(
-          `select account_id from idempotency_keys where key = 'race' order by created_at desc limit 1`,
-        );
-      await service.services.db.orm.em
-        .fork()
-        .getConnection()
-        .execute(
-          `insert into idempotency_keys (account_id, mode, key, fingerprint, state, created_at, locked_at, expires_at)
-           values ('${principalRow[0]!.account_id}', 'test', 'held', repeat('0', 64), 'in_progress', now(), now(), now() + interval '1 day')`,
-        );
-      const held = await service.request(SUBMIT, {
+        .execute<Array<{ account_id: string }>>(`select account_id from idempotency_keys where key = 'race'`);
+      await holdIdempotencyKey(service.services, row!.account_id, 'held', body);
+      const other = { ...body, enterprise_name: '别的公司' };
+      const reused = await service.request(SUBMIT, {
         method: 'POST',
         key: k,
-        body,
+        body: other,
         headers: { 'Idempotency-Key': 'held' },
       });
-      expect(held.status).toBe(422); // different fingerprint
-      await service.services.db.orm.em
-        .fork()
-        .getConnection()
-        .execute(
-          `update idempotency_keys set fingerprint = '${await fingerprintOf(body)}' where key = 'held'`,
-        );
+      expect(reused.status).toBe(422);
       const inUse = await service.request(SUBMIT, {
         method: 'POST',
         key: k,
@@ -170,6 +158,7 @@ describe.each<Backend>(['postgres', 'pglite'])('API conventions on %s', (backend
         headers: { 'Idempotency-Key': 'held' },
       });
       expect(inUse.status).toBe(409);
+      expect(inUse.headers.get('retry-after')).toBe('1');
       expect(inUse.body.code).toBe('idempotency_key_in_use');
     });
 
@@ -435,7 +424,32 @@ describe.each<Backend>(['postgres', 'pglite'])('API conventions on %s', (backend
   });
 });
 
-async function fingerprintOf(body: unknown): Promise<string> {
-  const { requestFingerprint } = await import('../../server/services/idempotency.ts');
-  return requestFingerprint(body);
-}
+describe('/graphql refusals per GraphQL over HTTP', () => {
+  let service: TestService;
+  let key: string;
+  beforeAll(async () => {
+    service = await startTestService('pglite');
+    key = await service.newKey('test');
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('answers 406, 415 and 400 with a GraphQL error body saying why', async () => {
+    const post = (headers: Record<string, string>, body: string) =>
+      service.request('/graphql', { method: 'POST', key, headers, body });
+    const notAcceptable = await post(
+      { 'Content-Type': 'application/json', Accept: 'text/html' },
+      '{"query":"{__typename}"}',
+    );
+    expect(notAcceptable.status).toBe(406);
+    expect(notAcceptable.body.errors[0].extensions.code).toBe('NOT_ACCEPTABLE');
+    const unsupported = await post({ 'Content-Type': 'text/plain' }, '{"query":"{__typename}"}');
+    expect(unsupported.status).toBe(415);
+    expect(unsupported.body.errors[0]).toMatchObject({ extensions: { code: 'UNSUPPORTED_MEDIA_TYPE' } });
+    const malformed = await post({ 'Content-Type': 'application/json' }, '{"query":');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors[0].message).toMatch(/invalid JSON/);
+    expect(malformed.body.errors[0].extensions.originalError).toBeUndefined();
+  });
+});
