@@ -6,7 +6,11 @@ export default defineConfig({
   // as do the dependencies vitest loads natively (Yoga, Pothos); without this, vitest resolves the bare
   // import of our own (transformed) files with "node" to the CJS build — a second graphql instance whose
   // instanceof checks reject the schema's types.
-  ssr: { resolve: { conditions: ['module-sync', ...defaultServerConditions] } },
+  // Not "module": bundler-only ESM builds (e.g. @opentelemetry/api's, which prom-client loads, with
+  // extension-less imports) would be loaded by Node and fail.
+  ssr: {
+    resolve: { conditions: ['module-sync', ...defaultServerConditions.filter((c) => c !== 'module')] },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Builds web/ into web/dist when it is missing or stale (the page and browser tests serve it).

@@ -47,6 +47,8 @@ export interface Config {
   aiConcurrency: number;
   /** Model calls in flight at once for one report, so one large report cannot take every slot. */
   aiReportConcurrency: number;
+  /** Webhook endpoints may resolve to loopback/private/link-local addresses (tests, local development). */
+  webhookAllowPrivate: boolean;
 }
 
 const AI_RESPONSE_FORMATS = ['json_schema', 'json_object'] as const;
@@ -100,5 +102,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aiRetryBaseMs: 1000,
     aiConcurrency: int('AI_CONCURRENCY', env.AI_CONCURRENCY, 4, 1),
     aiReportConcurrency: int('AI_REPORT_CONCURRENCY', env.AI_REPORT_CONCURRENCY, 2, 1),
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1' || env.WEBHOOK_ALLOW_PRIVATE === 'true',
   };
 }

@@ -12,6 +12,7 @@ import type { Config } from './config.ts';
 import { migrate, openDatabase } from './db/database.ts';
 import { analyseReport, markFailed } from './jobs/analyseReport.ts';
 import { startHousekeeping } from './jobs/housekeeping.ts';
+import { startWebhookDelivery } from './webhooks/delivery.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { failStaleReports } from './jobs/sweeper.ts';
 import type { ServiceContext } from './services/context.ts';
@@ -56,6 +57,7 @@ export async function startService(
       },
     );
     await startHousekeeping(services);
+    await startWebhookDelivery(services);
     const sweep = setInterval(() => {
       failStaleReports(services).then(
         (count) => count > 0 && logger.warn({ count }, 'failed reports that stayed pending too long'),

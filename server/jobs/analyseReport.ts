@@ -23,6 +23,7 @@ import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { emitReportEvent } from '../webhooks/delivery.ts';
 import type { AnalysisJobData } from './queue.ts';
 
 /** A failure that retrying cannot fix (the job's input is unusable): the report fails at once. */
@@ -132,15 +133,13 @@ export async function analyseReport(
       params.push(text?.ai_source ?? null);
     });
     const sql = assembleSql(items.length);
-    if (ai) {
-      await em.transactional(async (tx) => {
-        // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
-        await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
-        await runSql(tx, sql, params);
-      });
-    } else {
-      await runSql(em, sql, params);
-    }
+    await em.transactional(async (tx) => {
+      // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
+      if (ai) await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
+      await runSql(tx, sql, params);
+      // report.succeeded, committed with the success itself (docs/webhooks.md).
+      await emitReportEvent(ctx, tx, data.reportId);
+    });
   } catch (error) {
     if (error instanceof PermanentJobError) {
       await markFailed(ctx, data, `The report could not be analysed: ${error.message}.`);
@@ -233,5 +232,7 @@ export async function markFailed(
       { id: data.taskId, status: 'processing' },
       { status: 'failed', errorMessage: reason, finishedAt: now, updatedAt: now },
     );
+    // report.failed, committed with the failure (once per endpoint however often this runs).
+    await emitReportEvent(ctx, tx, data.reportId);
   });
 }

@@ -23,6 +23,7 @@ import type { ServiceContext } from '../services/context.ts';
 import { submitReportIdempotently } from '../services/idempotency.ts';
 import { cursorAfterReport, DEFAULT_PAGE_SIZE, listReports } from '../services/reportList.ts';
 import { getAnalysisItem, getReport, getTask, listAnalysis } from '../services/reports.ts';
+import { addWebhookRoutes } from '../webhooks/routes.ts';
 import { jsonBody } from './jsonBody.ts';
 
 /** Seconds a client should wait before polling a pending report or task again (Retry-After). */
@@ -163,6 +164,8 @@ export function developerRoutes(services: ServiceContext): Router<State> {
     ctx.set('Cache-Control', 'private, max-age=3600');
     ctx.body = analysisCatalogue();
   });
+
+  addWebhookRoutes(router, services);
 
   return router;
 }
