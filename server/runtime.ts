@@ -12,10 +12,10 @@ import type { Config } from './config.ts';
 import { migrate, openDatabase } from './db/database.ts';
 import { analyseReport, markFailed } from './jobs/analyseReport.ts';
 import { startHousekeeping } from './jobs/housekeeping.ts';
-import { startWebhookDelivery } from './webhooks/delivery.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { failStaleReports } from './jobs/sweeper.ts';
 import type { ServiceContext } from './services/context.ts';
+import { startWebhookDelivery } from './webhooks/delivery.ts';
 
 export interface RunningService {
   services: ServiceContext;

@@ -13,9 +13,9 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Transaction } from 'kysely';
+import { runSql } from '../db/sql.ts';
 import { transactionDb } from '../jobs/queue.ts';
 import { webhookDeliveries } from '../observability/metrics.ts';
-import { runSql } from '../db/sql.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { signatureHeader } from './signing.ts';
 import { guardedLookup, isBlockedLiteral } from './ssrf.ts';
@@ -200,7 +200,7 @@ export async function attemptDelivery(ctx: ServiceContext, deliveryId: string): 
        from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where d.id = $1`,
     [deliveryId],
   );
-  if (!target || target.status !== 'pending') return;
+  if (target?.status !== 'pending') return;
   const now = new Date();
   if (!target.enabled) {
     await runSql(

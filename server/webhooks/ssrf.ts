@@ -5,7 +5,7 @@
  * WEBHOOK_ALLOW_PRIVATE=1. The check runs when an endpoint is saved and again at every connection (the
  * `lookup` of the request), so a name re-pointed at an internal address after saving is refused too.
  */
-import { type LookupAddress, lookup as dnsLookup } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 const blocked = new BlockList();

@@ -891,6 +891,85 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('describes webhook endpoints and their delivery log', async () => {
+    const WH = '/api/v1/developer/webhook-endpoints';
+    const ONE = `${WH}/{endpoint_id}`;
+    const paths = {
+      test: `${ONE}/test`,
+      rotate: `${ONE}/rotate-secret`,
+      deliveries: `${ONE}/deliveries`,
+      delivery: `${ONE}/deliveries/{delivery_id}`,
+      redeliver: `${ONE}/deliveries/{delivery_id}/redeliver`,
+    };
+    const call = async (
+      method: string,
+      path: string,
+      url: string,
+      init: Parameters<TestService['request']>[1] = {},
+    ) => {
+      const response = await service.request(url, { method: method.toUpperCase(), key, ...init });
+      expectDocumented(method, path, response);
+      return response;
+    };
+    service.services.config.webhookAllowPrivate = true;
+    try {
+      const created = await call('post', WH, WH, {
+        body: { url: 'http://127.0.0.1:9/hook', description: 'openapi' },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const at = (template: string, deliveryId = UNKNOWN_ID) =>
+        template.replace('{endpoint_id}', id).replace('{delivery_id}', deliveryId);
+      expect((await call('post', WH, WH, { body: { url: 'ftp://example.com' } })).status).toBe(422);
+      expect((await call('post', WH, WH, { body: '{"url": ' })).status).toBe(400);
+      expect(
+        (
+          await call('post', WH, WH, {
+            body: 'url=x',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          })
+        ).status,
+      ).toBe(415);
+      expect((await call('get', WH, WH)).status).toBe(200);
+      expect((await call('get', ONE, at(ONE))).status).toBe(200);
+      expect((await call('patch', ONE, at(ONE), { body: { enabled: false } })).status).toBe(200);
+      expect((await call('patch', ONE, at(ONE), { body: { enabled: 'no' } })).status).toBe(422);
+      const sent = await call('post', paths.test, at(paths.test));
+      expect(sent.status).toBe(202);
+      expect((await call('post', paths.rotate, at(paths.rotate))).status).toBe(200);
+      expect((await call('get', paths.deliveries, at(paths.deliveries))).status).toBe(200);
+      expect((await call('get', paths.delivery, at(paths.delivery, sent.body.id))).status).toBe(200);
+      expect((await call('post', paths.redeliver, at(paths.redeliver, sent.body.id))).status).toBe(202);
+      expect((await call('get', paths.delivery, at(paths.delivery))).status).toBe(404);
+      expect((await call('post', paths.redeliver, at(paths.redeliver))).status).toBe(404);
+      expect((await call('delete', ONE, at(ONE))).status).toBe(204);
+      const operations = [
+        ['post', WH],
+        ['get', WH],
+        ['get', ONE],
+        ['patch', ONE],
+        ['delete', ONE],
+        ['post', paths.test],
+        ['post', paths.rotate],
+        ['get', paths.deliveries],
+        ['get', paths.delivery],
+        ['post', paths.redeliver],
+      ] as const;
+      // The deleted endpoint is not found by any operation on it.
+      for (const [method, path] of operations.slice(2, 8)) {
+        const body = method === 'patch' ? { enabled: true } : undefined;
+        expect((await call(method, path, at(path), { body })).status, `${method} ${path}`).toBe(404);
+      }
+      for (const [method, path] of operations) {
+        const response = await service.request(at(path), { method: method.toUpperCase() });
+        expectDocumented(method, path, response);
+        expect(response.status).toBe(401);
+      }
+    } finally {
+      service.services.config.webhookAllowPrivate = false;
+    }
+  });
+
   it('has every documented response produced by the tests above', () => {
     const documented = operations().flatMap(({ path, method, operation }) =>
       Object.keys(operation.responses).map((status) => `${method} ${path} ${status}`),
