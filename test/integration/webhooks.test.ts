@@ -177,7 +177,12 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     const latencyMs = delivery!.at - new Date(report.body.completed_at).getTime();
     console.info(`[${backend}] webhook received ${latencyMs} ms after the report's completed_at`);
 
-    const log = await service.request(`${base}/${endpoint.id}/deliveries`, { key });
+    // The receiver has the request before the service has recorded its answer: wait for the log to say so.
+    let log = await service.request(`${base}/${endpoint.id}/deliveries`, { key });
+    for (let i = 0; i < 40 && log.body.data[0]?.status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      log = await service.request(`${base}/${endpoint.id}/deliveries`, { key });
+    }
     expect(log.body.data).toHaveLength(1);
     const entry = log.body.data[0];
     expect(entry).toMatchObject({
@@ -305,6 +310,46 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     const failed = await service.request(`${base}/${gone.id}/deliveries/${test.body.id}`, { key: goneKey });
     expect(failed.body).toMatchObject({ status: 'failed', last_status_code: 410, next_attempt_at: null });
   }, 40_000);
+
+  it('is managed over GraphQL too: create, list, test, read the delivery log', async () => {
+    const key = await service.newKey('test');
+    const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+      const response = await service.request('/graphql', { method: 'POST', key, body: { query, variables } });
+      expect(response.body.errors).toBeUndefined();
+      return response.body.data;
+    };
+    const created = await gql(
+      `mutation($input: WebhookEndpointInput!) { createWebhookEndpoint(input: $input) { secret endpoint { id url enabled } } }`,
+      { input: { url: `${receiver.url}/graphql` } },
+    );
+    const { secret, endpoint } = created.createWebhookEndpoint;
+    expect(secret).toMatch(/^whsec_/);
+    expect((await gql('{ webhookEndpoints { id } }')).webhookEndpoints).toEqual([{ id: endpoint.id }]);
+    const sent = await gql('mutation($id: ID!) { testWebhookEndpoint(id: $id) { id eventType } }', {
+      id: endpoint.id,
+    });
+    expect(sent.testWebhookEndpoint.eventType).toBe('webhook.test');
+    const [delivery] = await receiver.waitFor('/graphql', 1);
+    expect(verify(secret, delivery!).type).toBe('webhook.test');
+    let read: { status: string; attemptLog: Array<{ statusCode: number }> } | undefined;
+    for (let i = 0; i < 40 && read?.status !== 'delivered'; i++) {
+      read = (
+        await gql(
+          'query($e: ID!, $d: ID!) { webhookDelivery(endpointId: $e, deliveryId: $d) { status attemptLog { statusCode } } }',
+          {
+            e: endpoint.id,
+            d: sent.testWebhookEndpoint.id,
+          },
+        )
+      ).webhookDelivery;
+      if (read?.status !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(read).toEqual({ status: 'delivered', attemptLog: [{ statusCode: 200 }] });
+    expect(
+      (await gql('mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id: endpoint.id }))
+        .deleteWebhookEndpoint,
+    ).toBe(endpoint.id);
+  });
 
   it('rotates the secret: both secrets sign for the grace period', async () => {
     const { key, endpoint } = await endpointFor('/rotate');
