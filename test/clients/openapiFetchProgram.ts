@@ -1,11 +1,11 @@
 /**
  * A small integrator's program over a client generated from schema/openapi.yaml (openapi-typescript types +
- * openapi-fetch). test/integration/openapi-client.test.ts generates `./generated/schema.ts`, type-checks this
+ * openapi-fetch). test/integration/openapi-client.test.ts generates `test/artifacts/openapi-client/schema.ts`, type-checks this
  * file against it with tsc, then runs it against the real app. It must compile as an integrator would write it:
  * no casts except narrowing an item's `sp_result` by its slug.
  */
 import createClient from 'openapi-fetch';
-import type { components, paths } from './generated/schema.ts';
+import type { components, paths } from '../artifacts/openapi-client/schema.ts';
 
 type Submission = components['schemas']['Submission'];
 

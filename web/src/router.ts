@@ -63,6 +63,12 @@ export const router = createRouter({
           component: () => import('./pages/console/ReportsPage.vue'),
           meta: { title: `报告 · ${CONSOLE_TITLE}` },
         },
+        {
+          path: 'webhooks',
+          name: 'console-webhooks',
+          component: () => import('./pages/console/WebhooksPage.vue'),
+          meta: { title: `Webhooks · ${CONSOLE_TITLE}` },
+        },
       ],
     },
     { path: '/:path(.*)*', name: 'not-found', component: NotFound },

@@ -21,6 +21,7 @@ export const TaskRef = builder.objectRef<PresentedTask>('Task').implement({
     done: t.exposeBoolean('done', {
       description: 'True once the task has finished (success or failed), as AIP-151 operations say.',
     }),
+    reportUrl: t.exposeString('report_url', { description: 'REST path of the task’s report (its result).' }),
     status: t.expose('status', { type: TaskStatusEnum }),
     step: t.expose('step', { type: TaskStepEnum }),
     attempts: t.exposeInt('attempts'),
