@@ -49,6 +49,8 @@ export interface Config {
   aiReportConcurrency: number;
   /** Webhook endpoints may resolve to loopback/private/link-local addresses (tests, local development). */
   webhookAllowPrivate: boolean;
+  /** Longest wait for a webhook endpoint's answer, milliseconds (10 s; not an environment variable). */
+  webhookTimeoutMs: number;
 }
 
 const AI_RESPONSE_FORMATS = ['json_schema', 'json_object'] as const;
@@ -103,5 +105,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aiConcurrency: int('AI_CONCURRENCY', env.AI_CONCURRENCY, 4, 1),
     aiReportConcurrency: int('AI_REPORT_CONCURRENCY', env.AI_REPORT_CONCURRENCY, 2, 1),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1' || env.WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookTimeoutMs: 10_000,
   };
 }

@@ -23,7 +23,6 @@ import { guardedLookup, isBlockedLiteral } from './ssrf.ts';
 export const WEBHOOK_QUEUE = 'webhook-delivery';
 /** Delay before attempt 2, 3, …, 8 (after a failed attempt 1, 2, …, 7): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
-export const DELIVERY_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export type WebhookEventType = 'report.succeeded' | 'report.failed' | 'webhook.test';
@@ -119,12 +118,13 @@ interface AttemptResult {
   timedOut: boolean;
 }
 
-/** One POST, without following redirects, within DELIVERY_TIMEOUT_MS, to an address the SSRF guard allows. */
+/** One POST, without following redirects, within the timeout (config.webhookTimeoutMs, 10 s), to an address the SSRF guard allows. */
 function post(
   url: URL,
   headers: Record<string, string>,
   body: string,
   allowPrivate: boolean,
+  timeoutMs: number,
 ): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -161,11 +161,11 @@ function post(
         res.on('close', done);
       },
     );
-    req.setTimeout(DELIVERY_TIMEOUT_MS, () => {
+    req.setTimeout(timeoutMs, () => {
       finish({
         statusCode: null,
         latencyMs: elapsed(),
-        error: `no response within ${DELIVERY_TIMEOUT_MS / 1000} s`,
+        error: `no response within ${timeoutMs / 1000} s`,
         timedOut: true,
       });
       req.destroy();
@@ -225,7 +225,14 @@ export async function attemptDelivery(ctx: ServiceContext, deliveryId: string): 
     'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
     'webhook-signature': signatureHeader(secrets, target.id, now, target.payload),
   };
-  const result = await post(new URL(target.url), headers, target.payload, ctx.config.webhookAllowPrivate);
+  const { webhookAllowPrivate, webhookTimeoutMs } = ctx.config;
+  const result = await post(
+    new URL(target.url),
+    headers,
+    target.payload,
+    webhookAllowPrivate,
+    webhookTimeoutMs,
+  );
   const attempt = target.attempts + 1;
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   const gone = result.statusCode === 410;

@@ -32,6 +32,10 @@ class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
+        if (req.url === '/silent') {
+          this.received.push({ path: req.url, headers: req.headers, body: '', at: Date.now() });
+          return; // never answers
+        }
         this.received.push({
           path: req.url!,
           headers: req.headers,
@@ -74,7 +78,8 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
 
   beforeAll(async () => {
     await receiver.start();
-    service = await startTestService(backend, { webhookAllowPrivate: true });
+    // A short delivery timeout (10 s in production) so that the timeout test does not wait 10 s.
+    service = await startTestService(backend, { webhookAllowPrivate: true, webhookTimeoutMs: 500 });
   });
   afterAll(async () => {
     await service?.close();
@@ -349,6 +354,24 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
       (await gql('mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id: endpoint.id }))
         .deleteWebhookEndpoint,
     ).toBe(endpoint.id);
+  });
+
+  it('gives up an attempt the endpoint does not answer in time, and schedules the next', async () => {
+    const { key, endpoint } = await endpointFor('/silent');
+    const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    await receiver.waitFor('/silent', 1);
+    let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    for (let i = 0; i < 60 && detail.body.attempts === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    }
+    expect(detail.body).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
+    expect(detail.body.attempt_log[0].error).toMatch(/no response within 0.5 s/);
+    expect(new Date(detail.body.next_attempt_at).getTime()).toBeGreaterThan(Date.now());
+    expect(await registry.getSingleMetricAsString('webhook_deliveries_total')).toMatch(
+      /outcome="timeout"} [1-9]/,
+    );
+    await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
   });
 
   it('rotates the secret: both secrets sign for the grace period', async () => {

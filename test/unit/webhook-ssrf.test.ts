@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkUrlForm, isBlockedAddress } from '../../server/webhooks/ssrf.ts';
+import { checkUrlForm, guardedLookup, isBlockedAddress } from '../../server/webhooks/ssrf.ts';
 
 describe('webhook SSRF guard', () => {
   it.each([
@@ -34,5 +34,19 @@ describe('webhook SSRF guard', () => {
     expect(() => checkUrlForm('https://a:b@example.com/', 'test')).toThrow(/credentials/);
     expect(checkUrlForm('https://example.com/hook', 'live').hostname).toBe('example.com');
     expect(checkUrlForm('http://example.com/hook', 'test').protocol).toBe('http:');
+  });
+});
+
+describe('the lookup used at every connection', () => {
+  it('fails a name that resolves to a blocked address, unless private addresses are allowed', async () => {
+    const resolve = (allowPrivate: boolean) =>
+      new Promise<{ error: NodeJS.ErrnoException | null; address: unknown }>((done) =>
+        guardedLookup(allowPrivate)('localhost', {}, (error, address) => done({ error, address })),
+      );
+    const blocked = await resolve(false);
+    expect(blocked.error?.code).toBe('EBLOCKED');
+    const allowed = await resolve(true);
+    expect(allowed.error).toBeNull();
+    expect(isBlockedAddress(String(allowed.address))).toBe(true);
   });
 });
