@@ -7,6 +7,7 @@ import { graphqlMiddleware } from './graphql/index.ts';
 import { rateLimitsOf } from './lib/rateLimits.ts';
 import { accessLog } from './middlewares/accessLog.ts';
 import { closeUnreadBody } from './middlewares/closeUnreadBody.ts';
+import { compression } from './middlewares/compress.ts';
 import { metricsMiddleware } from './middlewares/metrics.ts';
 import { requestId } from './middlewares/requestId.ts';
 import { securityHeaders } from './middlewares/securityHeaders.ts';
@@ -15,6 +16,7 @@ import { developerRoutes } from './rest/developerRoutes.ts';
 import { docsRoutes } from './rest/docsRoutes.ts';
 import { opsRoutes, type ShutdownProbe } from './rest/opsRoutes.ts';
 import { problemMiddleware } from './rest/problem.ts';
+import { problemPageRoutes } from './rest/problemPages.ts';
 import { webRoutes } from './rest/webRoutes.ts';
 import type { ServiceContext } from './services/context.ts';
 
@@ -38,6 +40,7 @@ export function buildApp(services: ServiceContext, options: AppOptions = {}): Ko
   app.use(requestId);
   app.use(securityHeaders);
   app.use(closeUnreadBody);
+  app.use(compression());
   app.use(problemMiddleware(logger));
 
   app.use(opsRoutes(services, options.shuttingDown ?? (() => false)).routes());
@@ -55,6 +58,7 @@ export function buildApp(services: ServiceContext, options: AppOptions = {}): Ko
   app.use(consoleRoutes(services).routes());
   app.use(graphqlMiddleware(services));
   app.use(docsRoutes());
+  app.use(problemPageRoutes());
   // Last: the web app answers GET for its own routes (SPA fallback) and the static assets.
   app.use(webRoutes(services));
 

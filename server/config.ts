@@ -87,6 +87,10 @@ export interface Config {
   aiBreakerCooldownMs: number;
   /** Model tokens one account may use per UTC day; over it the built-in writer writes. 0 → no limit. */
   aiDailyTokenBudget: number;
+  /** Webhook endpoints may resolve to loopback/private/link-local addresses (tests, local development). */
+  webhookAllowPrivate: boolean;
+  /** Longest wait for a webhook endpoint's answer, milliseconds (10 s; not an environment variable). */
+  webhookTimeoutMs: number;
 }
 
 const AI_RESPONSE_FORMATS = ['json_schema', 'json_object'] as const;
@@ -208,5 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aiBreakerThreshold: int('AI_BREAKER_THRESHOLD', env.AI_BREAKER_THRESHOLD, 5, 1),
     aiBreakerCooldownMs: int('AI_BREAKER_COOLDOWN_SECONDS', env.AI_BREAKER_COOLDOWN_SECONDS, 30, 1) * 1000,
     aiDailyTokenBudget: int('AI_DAILY_TOKEN_BUDGET', env.AI_DAILY_TOKEN_BUDGET, 2_000_000),
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1' || env.WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookTimeoutMs: 10_000,
   };
 }

@@ -204,3 +204,33 @@ export class CsrfError extends ForbiddenError {
     super('csrf_failed', detail);
   }
 }
+
+/** A request header with a value the API does not accept; `detail` names the header. */
+export class InvalidHeaderError extends AppError {
+  constructor(header: string, detail: string) {
+    super('invalid_header', 400, 'Invalid header', `${header}: ${detail}`);
+  }
+}
+
+/** The Idempotency-Key was used (within its 24 hours) with a different request body. */
+export class IdempotencyKeyReusedError extends AppError {
+  constructor() {
+    super(
+      'idempotency_key_reused',
+      422,
+      'Idempotency-Key reused',
+      'This Idempotency-Key was already used with a different request body. Use a new key for a new request.',
+    );
+  }
+}
+
+/** The first request with this Idempotency-Key is still being recorded: retry after `retryAfterSeconds`. */
+export class IdempotencyKeyInUseError extends ConflictError {
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super(
+      'idempotency_key_in_use',
+      'A request with this Idempotency-Key is still being processed; retry shortly to get its response.',
+    );
+  }
+}

@@ -20,10 +20,12 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { migrate, openDatabase } from './db/database.ts';
 import { analyseReport, markFailed } from './jobs/analyseReport.ts';
+import { startHousekeeping } from './jobs/housekeeping.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { purgeExpiredReports, RETENTION_INTERVAL_MS } from './jobs/retention.ts';
 import { failStaleReports } from './jobs/sweeper.ts';
 import type { ServiceContext } from './services/context.ts';
+import { createWebhookQueue, startWebhookDelivery } from './webhooks/delivery.ts';
 
 export const HEADERS_TIMEOUT_MS = 20_000;
 
@@ -99,6 +101,7 @@ export async function startService(
     const services: ServiceContext = { config, db, queue, pool, logger, ai: createAiRuntime(config, logger) };
 
     const timers: NodeJS.Timeout[] = [];
+    await createWebhookQueue(services);
     if (works) {
       await queue.work(
         (job) =>
@@ -108,6 +111,8 @@ export async function startService(
           await markFailed(services, job.data);
         },
       );
+      await startHousekeeping(services);
+      await startWebhookDelivery(services);
       const every = (ms: number, what: string, run: () => Promise<number>, immediately = false) => {
         const tick = () =>
           run().then(

@@ -71,6 +71,41 @@ export function graphqlMiddleware(services: ServiceContext): Middleware {
     });
     // Responses carry the caller's data: never stored by a shared cache (as REST's Cache-Control).
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = Buffer.from(await response.arrayBuffer());
+    const body = Buffer.from(await response.arrayBuffer());
+    const refusal = REFUSALS[response.status];
+    if (refusal && body.length === 0) {
+      // Yoga answers an unacceptable Accept (406) or Content-Type (415) with no body; GraphQL over HTTP wants a
+      // GraphQL response saying why. application/json: the one type every GraphQL client reads.
+      ctx.type = 'application/json; charset=utf-8';
+      ctx.body = { errors: [{ message: refusal.message, extensions: { code: refusal.code } }] };
+      return;
+    }
+    ctx.body = response.status === 400 ? withoutOriginalErrors(body) : body;
   };
+}
+
+const REFUSALS: Record<number, { code: string; message: string }> = {
+  406: {
+    code: 'NOT_ACCEPTABLE',
+    message:
+      'Accept names no type this endpoint answers with: send Accept: application/graphql-response+json or application/json.',
+  },
+  415: {
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Send the request body as Content-Type: application/json (or use GET with query parameters).',
+  },
+};
+
+/** Yoga's 400s copy the parser's error into `extensions.originalError`: the message says enough. */
+function withoutOriginalErrors(body: Buffer): Buffer {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as {
+      errors?: Array<{ extensions?: Record<string, unknown> }>;
+    };
+    if (!Array.isArray(parsed.errors)) return body;
+    for (const error of parsed.errors) delete error.extensions?.originalError;
+    return Buffer.from(JSON.stringify(parsed));
+  } catch {
+    return body;
+  }
 }

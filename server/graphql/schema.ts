@@ -11,6 +11,7 @@ import './types/analysis.ts';
 import './types/catalogue.ts';
 import './types/submission.ts';
 import './types/console.ts';
+import './types/webhook.ts';
 
 // Definition order, not alphabetical: fields read in the presenters' order and enum values in their meaning's
 // (queued → store → … → done), in introspection and in schema/schema.graphql alike.

@@ -24,6 +24,7 @@ import { runSql } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { emitReportEvent } from '../webhooks/delivery.ts';
 import type { AnalysisJobData } from './queue.ts';
 
 /** A failure that retrying cannot fix (the job's input is unusable): the report fails at once. */
@@ -149,18 +150,16 @@ export async function analyseReport(
       params.push(text?.ai_source ?? null);
     });
     const sql = assembleSql(items.length);
-    await timed('assemble', async () => {
-      if (ai) {
-        await em.transactional(async (tx) => {
-          // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
-          await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
-          await runSql(tx, sql, params);
-          await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
-        });
-      } else {
-        await runSql(em, sql, params);
-      }
-    });
+    await timed('assemble', () =>
+      em.transactional(async (tx) => {
+        // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
+        if (ai) await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
+        await runSql(tx, sql, params);
+        if (ai) await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
+        // report.succeeded, committed with the success itself (docs/webhooks.md).
+        await emitReportEvent(ctx, tx, data.reportId);
+      }),
+    );
     endJob();
   } catch (error) {
     if (error instanceof PermanentJobError) {
@@ -282,5 +281,7 @@ export async function markFailed(
       { id: data.taskId, status: 'processing' },
       { status: 'failed', errorMessage: reason, finishedAt: now, updatedAt: now },
     );
+    // report.failed, committed with the failure (once per endpoint however often this runs).
+    await emitReportEvent(ctx, tx, data.reportId);
   });
 }

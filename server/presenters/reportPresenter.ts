@@ -17,6 +17,14 @@ export function sharePath(token: string): string {
   return `/shared/reports/${token}`;
 }
 
+/** The REST path of a report and of a task (Location and Operation-Location of the 202, links in bodies). */
+export function reportPath(reportId: string): string {
+  return `/api/v1/developer/reports/${reportId}`;
+}
+export function taskPath(taskId: string): string {
+  return `/api/v1/developer/tasks/${taskId}`;
+}
+
 export function presentSubmission(receipt: SubmissionReceipt) {
   return {
     report_id: receipt.reportId,
@@ -81,6 +89,9 @@ export function presentTask(task: ITask) {
   return {
     task_id: task.id,
     report_id: task.report.id,
+    // AIP-151: an operation says whether it is over, and where its result is.
+    done: task.status !== 'processing',
+    report_url: reportPath(task.report.id),
     status: task.status,
     step: task.step,
     attempts: task.attempts,

@@ -5,6 +5,9 @@
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
 import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
+import { REPORT_STATUSES, type ReportStatus } from '../db/entities/report.entity.ts';
+import { ValidationError } from '../errors.ts';
+import { conditionalGet } from '../middlewares/conditional.ts';
 import { rateLimit } from '../middlewares/rateLimit.ts';
 import {
   presentAnalysisItem,
@@ -12,13 +15,75 @@ import {
   presentReport,
   presentSubmission,
   presentTask,
+  reportPath,
+  taskPath,
 } from '../presenters/reportPresenter.ts';
 import { generateAnalysisItemAi, generateReportAiAnalysis } from '../services/aiAnalysis.ts';
 import { authenticateApiKey, type Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { submitReportIdempotently } from '../services/idempotency.ts';
 import { deleteReport } from '../services/reportDeletion.ts';
-import { getAnalysisItem, getReport, getTask, listAnalysis, submitReport } from '../services/reports.ts';
+import { cursorAfterReport, DEFAULT_PAGE_SIZE, listReports } from '../services/reportList.ts';
+import { getAnalysisItem, getReport, getTask, listAnalysis } from '../services/reports.ts';
+import { addWebhookRoutes } from '../webhooks/routes.ts';
 import { jsonBody } from './jsonBody.ts';
+
+/** Seconds a client should wait before polling a pending report or task again (Retry-After). */
+export const POLL_AFTER_SECONDS = 2;
+
+function oneQueryValue(
+  query: Record<string, string | string[] | undefined>,
+  name: string,
+): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) throw new ValidationError([{ path: name, message: 'must be given once' }]);
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function queryTime(query: Record<string, string | string[] | undefined>, name: string): Date | undefined {
+  const value = oneQueryValue(query, name);
+  if (value === undefined) return undefined;
+  const time = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time.getTime()))
+    throw new ValidationError([
+      { path: name, message: 'must be an ISO 8601 date-time, e.g. 2026-01-31T00:00:00Z' },
+    ]);
+  return time;
+}
+
+/**
+ * GET /reports: newest first, `limit` (1–100, default 20) at a time, the next page `starting_after` the last
+ * id of this one (Stripe's list conventions); filters status, enterprise_name, created_gte, created_lt.
+ */
+async function listReportsPage(
+  services: ServiceContext,
+  principal: Principal,
+  query: Record<string, string | string[] | undefined>,
+) {
+  const limitText = oneQueryValue(query, 'limit');
+  const limit = limitText === undefined ? DEFAULT_PAGE_SIZE : Number(limitText);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+    throw new ValidationError([{ path: 'limit', message: 'must be an integer from 1 to 100' }]);
+  const status = oneQueryValue(query, 'status');
+  if (status !== undefined && !(REPORT_STATUSES as readonly string[]).includes(status))
+    throw new ValidationError([{ path: 'status', message: `must be one of ${REPORT_STATUSES.join(', ')}` }]);
+  const startingAfter = oneQueryValue(query, 'starting_after');
+  const page = await listReports(services, principal, {
+    first: limit,
+    after: startingAfter === undefined ? null : await cursorAfterReport(services, principal, startingAfter),
+    status: (status as ReportStatus | undefined) ?? null,
+    enterpriseName: oneQueryValue(query, 'enterprise_name') ?? null,
+    createdGte: queryTime(query, 'created_gte') ?? null,
+    createdLt: queryTime(query, 'created_lt') ?? null,
+  });
+  const data = page.reports.map(({ report }) => presentReport(report, services.config.appUrl));
+  return {
+    object: 'list',
+    data,
+    has_more: page.hasNextPage,
+    next_starting_after: page.hasNextPage ? (data.at(-1)?.report_id ?? null) : null,
+  };
+}
 
 interface State {
   principal: Principal;
@@ -42,15 +107,30 @@ export function developerRoutes(services: ServiceContext): Router<State> {
     rateLimit('submissions'),
     jsonBody(services.config.bodyLimitBytes, services.config.bodyTimeoutMs),
     async (ctx) => {
-      const receipt = await submitReport(services, ctx.state.principal, ctx.request.body);
+      const key = ctx.get('Idempotency-Key');
+      const { receipt, replayed } = await submitReportIdempotently(
+        services,
+        ctx.state.principal,
+        ctx.request.headers['idempotency-key'] === undefined ? undefined : key,
+        ctx.request.body,
+      );
       ctx.status = 202;
-      ctx.set('Location', `/api/v1/developer/reports/${receipt.reportId}`);
+      // Long-running operation conventions (Azure's Operation-Location, AIP-151): the report and its task.
+      ctx.set('Location', reportPath(receipt.reportId));
+      ctx.set('Operation-Location', taskPath(receipt.taskId));
+      ctx.set('Retry-After', String(POLL_AFTER_SECONDS));
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
       ctx.body = presentSubmission(receipt);
     },
   );
 
-  router.get('/reports/:reportId', rateLimit('reads'), async (ctx) => {
+  router.get('/reports', rateLimit('reads'), async (ctx) => {
+    ctx.body = await listReportsPage(services, ctx.state.principal, ctx.query);
+  });
+
+  router.get('/reports/:reportId', rateLimit('reads'), conditionalGet(), async (ctx) => {
     const report = await getReport(services, ctx.state.principal, ctx.params.reportId!);
+    if (report.status === 'pending') ctx.set('Retry-After', String(POLL_AFTER_SECONDS));
     ctx.body = presentReport(report, services.config.appUrl);
   });
 
@@ -60,16 +140,18 @@ export function developerRoutes(services: ServiceContext): Router<State> {
     ctx.status = 204;
   });
 
-  router.get('/tasks/:taskId', rateLimit('reads'), async (ctx) => {
-    ctx.body = presentTask(await getTask(services, ctx.state.principal, ctx.params.taskId!));
+  router.get('/tasks/:taskId', rateLimit('reads'), conditionalGet(), async (ctx) => {
+    const task = presentTask(await getTask(services, ctx.state.principal, ctx.params.taskId!));
+    if (!task.done) ctx.set('Retry-After', String(POLL_AFTER_SECONDS));
+    ctx.body = task;
   });
 
-  router.get('/reports/:reportId/analysis', rateLimit('reads'), async (ctx) => {
+  router.get('/reports/:reportId/analysis', rateLimit('reads'), conditionalGet(), async (ctx) => {
     const { report, items } = await listAnalysis(services, ctx.state.principal, ctx.params.reportId!);
     ctx.body = presentAnalysisList(report.id, items);
   });
 
-  router.get('/reports/:reportId/analysis/:slug', rateLimit('reads'), async (ctx) => {
+  router.get('/reports/:reportId/analysis/:slug', rateLimit('reads'), conditionalGet(), async (ctx) => {
     const { reportId, slug } = ctx.params;
     ctx.body = presentAnalysisItem(await getAnalysisItem(services, ctx.state.principal, reportId!, slug!));
   });
@@ -91,10 +173,12 @@ export function developerRoutes(services: ServiceContext): Router<State> {
     );
   });
 
-  router.get('/catalogue', rateLimit('reads'), async (ctx) => {
+  router.get('/catalogue', rateLimit('reads'), conditionalGet(), async (ctx) => {
     ctx.set('Cache-Control', 'private, max-age=3600');
     ctx.body = analysisCatalogue();
   });
+
+  addWebhookRoutes(router, services);
 
   return router;
 }

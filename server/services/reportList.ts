@@ -23,6 +23,12 @@ export interface ReportListQuery {
   enterprise?: string | null;
   /** Only reports whose (enterprise) name contains this text, case-insensitive. */
   nameContains?: string | null;
+  /** Only reports of the enterprise with exactly this name. */
+  enterpriseName?: string | null;
+  /** Only reports created at or after this time. */
+  createdGte?: Date | null;
+  /** Only reports created before this time. */
+  createdLt?: Date | null;
 }
 
 export interface ReportPage {
@@ -58,7 +64,7 @@ export async function listReports(
   principal: Principal,
   query: ReportListQuery,
 ): Promise<ReportPage> {
-  const { first, after, status, enterprise } = query;
+  const { first, after, status, enterprise, enterpriseName, createdGte, createdLt } = query;
   const nameContains = query.nameContains?.trim() ?? '';
   if (nameContains.length > 200) {
     throw new ValidationError([{ path: 'filter.nameContains', message: 'must be at most 200 characters' }]);
@@ -80,8 +86,15 @@ export async function listReports(
   const where: FilterQuery<IReport> = { account: principal.accountId, mode: principal.mode };
   if (status) where.status = status;
   if (enterprise) where.enterprise = enterprise;
-  // LIKE's wildcards in the text are matched literally.
+  // LIKE's wildcards in the text are matched literally. An exact name (REST's filter) wins over a fragment.
   if (nameContains) where.name = { $ilike: `%${nameContains.replace(/[\\%_]/g, '\\$&')}%` };
+  if (enterpriseName != null) where.name = enterpriseName;
+  if (createdGte || createdLt) {
+    where.createdAt = {
+      ...(createdGte ? { $gte: createdGte } : {}),
+      ...(createdLt ? { $lt: createdLt } : {}),
+    };
+  }
   if (position) {
     // Created times are written from JS Dates (millisecond precision), so the cursor's time is exact.
     where.$or = [
@@ -99,4 +112,27 @@ export async function listReports(
     reports: page.map((report) => ({ report, cursor: encodeReportCursor(report) })),
     hasNextPage: rows.length > first,
   };
+}
+
+/**
+ * The list's cursor at a report the principal may see (REST's `starting_after=<report id>`, Stripe's style):
+ * the next page starts after it. ValidationError on `field` when no such report is visible.
+ */
+export async function cursorAfterReport(
+  ctx: ServiceContext,
+  principal: Principal,
+  reportId: string,
+  field = 'starting_after',
+): Promise<string> {
+  const report = isUuid(reportId)
+    ? await ctx.db.orm.em
+        .fork()
+        .findOne(
+          Report,
+          { id: reportId, account: principal.accountId, mode: principal.mode },
+          { fields: ['id', 'createdAt'] },
+        )
+    : null;
+  if (!report) throw new ValidationError([{ path: field, message: 'is not the id of a report of this key' }]);
+  return encodeReportCursor(report);
 }

@@ -72,6 +72,8 @@ export async function submitReport(
   ctx: ServiceContext,
   principal: Principal,
   body: unknown,
+  /** Runs inside the recording transaction with the receipt (the idempotency key's completion). */
+  alsoRecord?: (tx: EntityManager, receipt: SubmissionReceipt) => Promise<void>,
 ): Promise<SubmissionReceipt> {
   const validation = validateSubmission(body);
   if (!validation.ok) throw new ValidationError(validation.errors);
@@ -86,7 +88,7 @@ export async function submitReport(
   const taskId = randomUUID();
   const now = new Date();
   const em = ctx.db.orm.em.fork();
-  const { enterpriseId, versionNo } = await em.transactional(async (tx) => {
+  const receipt = await em.transactional(async (tx) => {
     // The job first, the enterprise last: the enterprise row stays locked (for the version number) only from
     // the last statement to the commit, so concurrent submissions for one enterprise queue as briefly as can be.
     await ctx.queue.enqueueAnalysis(
@@ -111,10 +113,19 @@ export async function submitReport(
       JSON.stringify(normalised),
     ]);
     if (!created) throw new Error('recording the submission returned no row');
-    return { enterpriseId: created.enterprise_id, versionNo: created.version_no };
+    const recorded: SubmissionReceipt = {
+      reportId,
+      taskId,
+      enterpriseId: created.enterprise_id,
+      versionNo: created.version_no,
+      status: 'pending',
+      warnings,
+    };
+    await alsoRecord?.(tx, recorded);
+    return recorded;
   });
   submissions.inc({ mode: principal.mode, outcome: 'accepted' });
-  return { reportId, taskId, enterpriseId, versionNo, status: 'pending', warnings };
+  return receipt;
 }
 
 /** A report the principal may see, or NotFoundError (other tenants' and other modes' reports do not exist). */

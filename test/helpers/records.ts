@@ -56,3 +56,26 @@ export async function insertReport(
   await em.flush();
   return { reportId: report.id, taskId: task.id };
 }
+
+/**
+ * An Idempotency-Key claimed by a request that is still recording its report (state in_progress), for `body`'s
+ * fingerprint: what a concurrent request finds. Written by hand because a live request holds it only for
+ * the milliseconds of its transaction.
+ */
+export async function holdIdempotencyKey(
+  services: ServiceContext,
+  accountId: string,
+  key: string,
+  body: unknown,
+): Promise<void> {
+  const { requestFingerprint } = await import('../../server/services/idempotency.ts');
+  const now = new Date();
+  await services.db.orm.em
+    .fork()
+    .getConnection()
+    .execute(
+      `insert into idempotency_keys (account_id, mode, key, fingerprint, state, created_at, locked_at, expires_at)
+       values (?, 'test', ?, ?, 'in_progress', ?, ?, ?)`,
+      [accountId, key, requestFingerprint(body), now, now, new Date(now.getTime() + 86_400_000)],
+    );
+}

@@ -13,7 +13,8 @@ const REPORT_FIELDS = `reportId name status errorMessage enterpriseId versionNo 
   aiAutoAnalysis validationWarnings { code path message } createdAt completedAt
   share { isPublic shareToken shareUrl webUrl shareExpiresAt }
   aiUsage { model runs calls promptTokens completionTokens totalTokens fallbacks modelItems builtinItems fallbackReasons updatedAt }`;
-const TASK_FIELDS = 'taskId reportId status step attempts errorMessage createdAt startedAt finishedAt';
+const TASK_FIELDS =
+  'taskId reportId done reportUrl status step attempts errorMessage createdAt startedAt finishedAt';
 const ITEM_FIELDS = 'slug label spResult riskItems { level message code source } aiContent aiSource cachedAt';
 const RECEIPT_FIELDS =
   'reportId taskId enterpriseId versionNo status shareUrl validationWarnings { code path message } message';

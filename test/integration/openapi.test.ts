@@ -21,7 +21,7 @@ import { docsRouter, loadOpenApiDocument } from '../../server/rest/docsRoutes.ts
 import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
 import { SECTIONS } from '../../worker/engine/module.ts';
 import { ACCOUNTING_STANDARDS, RISK_LEVELS, SHEET_TYPES } from '../../worker/types.ts';
-import { insertReport } from '../helpers/records.ts';
+import { holdIdempotencyKey, insertReport } from '../helpers/records.ts';
 import {
   type ApiResponse,
   FIXTURES,
@@ -65,6 +65,7 @@ interface Document {
 }
 
 const SUBMIT = '/api/v1/developer/reports/financial';
+const LIST = '/api/v1/developer/reports';
 const REPORT = '/api/v1/developer/reports/{report_id}';
 const TASK = '/api/v1/developer/tasks/{task_id}';
 const ANALYSIS = '/api/v1/developer/reports/{report_id}/analysis';
@@ -536,6 +537,72 @@ describe('the OpenAPI document', () => {
     expect(used.body.ai_usage).toEqual(expect.any(Object));
 
     expectDocumented('get', CATALOGUE, await get(CATALOGUE, { key }));
+
+    // Conditional reads: each answers 304 to its own ETag.
+    for (const [path, url] of [
+      [REPORT, `/api/v1/developer/reports/${done.report_id}`],
+      [TASK, `/api/v1/developer/tasks/${done.task_id}`],
+      [ANALYSIS, `/api/v1/developer/reports/${done.report_id}/analysis`],
+      [ITEM, `/api/v1/developer/reports/${done.report_id}/analysis/revenue`],
+      [CATALOGUE, CATALOGUE],
+    ] as const) {
+      const etag = (await get(url, { key })).headers.get('etag')!;
+      const notModified = await get(url, { key, headers: { 'If-None-Match': etag } });
+      expectDocumented('get', path, notModified);
+      expect(notModified.status, path).toBe(304);
+    }
+
+    // Every item's sp_result has the layout the document generates for its slug (schema/spResultSchemas.ts).
+    const all = await get(`/api/v1/developer/reports/${done.report_id}/analysis`, { key });
+    for (const item of all.body.items as Array<{ slug: string; sp_result: unknown }>) {
+      const schema = doc.components.schemas[`SpResult_${item.slug}`];
+      expect(schema, item.slug).toBeDefined();
+      expect(
+        schemaErrors({ $ref: `#/components/schemas/SpResult_${item.slug}` }, item.sp_result),
+        item.slug,
+      ).toBeNull();
+    }
+
+    // The list, and an idempotent submission replayed.
+    const list = await get(`${LIST}?limit=2`, { key });
+    expectDocumented('get', LIST, list);
+    expect(list.body.data).toHaveLength(2);
+    const idempotent = { key, headers: { 'Idempotency-Key': `openapi-${Date.now()}` } };
+    const first = await service.request(SUBMIT, {
+      method: 'POST',
+      body: fixture('general_new-3y'),
+      ...idempotent,
+    });
+    const replayed = await service.request(SUBMIT, {
+      method: 'POST',
+      body: fixture('general_new-3y'),
+      ...idempotent,
+    });
+    expectDocumented('post', SUBMIT, replayed);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body.report_id).toBe(first.body.report_id);
+    const reused = await service.request(SUBMIT, {
+      method: 'POST',
+      body: { ...fixture('general_new-3y'), enterprise_name: '另一家' },
+      ...idempotent,
+    });
+    expectDocumented('post', SUBMIT, reused);
+    expect(reused.body.code).toBe('idempotency_key_reused');
+    await holdIdempotencyKey(
+      service.services,
+      accountId,
+      'held-by-another-request',
+      fixture('general_new-3y'),
+    );
+    const conflict = await service.request(SUBMIT, {
+      method: 'POST',
+      key,
+      body: fixture('general_new-3y'),
+      headers: { 'Idempotency-Key': 'held-by-another-request' },
+    });
+    expectDocumented('post', SUBMIT, conflict);
+    expect(conflict.status).toBe(409);
+
     const health = await get(HEALTH, { headers: { 'X-Request-Id': 'trace-me' } });
     expectDocumented('get', HEALTH, health);
     expect(health.headers.get('x-request-id')).toBe('trace-me');
@@ -579,6 +646,7 @@ describe('the OpenAPI document', () => {
       ['post', AI_REPORT, `/api/v1/developer/reports/${UNKNOWN_ID}/ai-analysis`],
       ['post', AI_ITEM, `/api/v1/developer/reports/${UNKNOWN_ID}/analysis/revenue/ai-analysis`],
       ['get', CATALOGUE, CATALOGUE],
+      ['get', LIST, LIST],
     ];
     for (const [method, path, url] of developer) {
       for (const badKey of [undefined, 'ek_test_not-a-key']) {
@@ -628,12 +696,24 @@ describe('the OpenAPI document', () => {
       ],
       [422, { method: 'POST', key, body: invalid }],
       [422, { method: 'POST', key, body: '[]' }],
+      [
+        400,
+        {
+          method: 'POST',
+          key,
+          body: fixture('general_new-3y'),
+          headers: { 'Idempotency-Key': ' spaced key ' },
+        },
+      ],
     ];
     for (const [status, init] of cases) {
       const response = await service.request(SUBMIT, init);
       expectDocumented('post', SUBMIT, response);
       expectStatus(response, status);
     }
+    const badList = await get(`${LIST}?limit=1000`, { key });
+    expectDocumented('get', LIST, badList);
+    expectStatus(badList, 422);
   });
 
   it('describes the console’s sign-in: session cookie, CSRF, conflicts and throttling', async () => {
@@ -786,6 +866,7 @@ describe('the OpenAPI document', () => {
       ['post', AI_REPORT, `/api/v1/developer/reports/${done.report_id}/ai-analysis`],
       ['post', AI_ITEM, `/api/v1/developer/reports/${done.report_id}/analysis/revenue/ai-analysis`],
       ['get', CATALOGUE, CATALOGUE],
+      ['get', LIST, LIST],
     ];
     const share = (await get(`/api/v1/developer/reports/${done.report_id}`, { key })).body.share;
     // The share endpoint has no key: its first database access is the one to fail.
@@ -987,6 +1068,85 @@ describe('the OpenAPI document', () => {
       }
     } finally {
       await new Promise((resolve) => app.close(resolve));
+    }
+  });
+
+  it('describes webhook endpoints and their delivery log', async () => {
+    const WH = '/api/v1/developer/webhook-endpoints';
+    const ONE = `${WH}/{endpoint_id}`;
+    const paths = {
+      test: `${ONE}/test`,
+      rotate: `${ONE}/rotate-secret`,
+      deliveries: `${ONE}/deliveries`,
+      delivery: `${ONE}/deliveries/{delivery_id}`,
+      redeliver: `${ONE}/deliveries/{delivery_id}/redeliver`,
+    };
+    const call = async (
+      method: string,
+      path: string,
+      url: string,
+      init: Parameters<TestService['request']>[1] = {},
+    ) => {
+      const response = await service.request(url, { method: method.toUpperCase(), key, ...init });
+      expectDocumented(method, path, response);
+      return response;
+    };
+    service.services.config.webhookAllowPrivate = true;
+    try {
+      const created = await call('post', WH, WH, {
+        body: { url: 'http://127.0.0.1:9/hook', description: 'openapi' },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body.id as string;
+      const at = (template: string, deliveryId = UNKNOWN_ID) =>
+        template.replace('{endpoint_id}', id).replace('{delivery_id}', deliveryId);
+      expect((await call('post', WH, WH, { body: { url: 'ftp://example.com' } })).status).toBe(422);
+      expect((await call('post', WH, WH, { body: '{"url": ' })).status).toBe(400);
+      expect(
+        (
+          await call('post', WH, WH, {
+            body: 'url=x',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          })
+        ).status,
+      ).toBe(415);
+      expect((await call('get', WH, WH)).status).toBe(200);
+      expect((await call('get', ONE, at(ONE))).status).toBe(200);
+      expect((await call('patch', ONE, at(ONE), { body: { enabled: false } })).status).toBe(200);
+      expect((await call('patch', ONE, at(ONE), { body: { enabled: 'no' } })).status).toBe(422);
+      const sent = await call('post', paths.test, at(paths.test));
+      expect(sent.status).toBe(202);
+      expect((await call('post', paths.rotate, at(paths.rotate))).status).toBe(200);
+      expect((await call('get', paths.deliveries, at(paths.deliveries))).status).toBe(200);
+      expect((await call('get', paths.delivery, at(paths.delivery, sent.body.id))).status).toBe(200);
+      expect((await call('post', paths.redeliver, at(paths.redeliver, sent.body.id))).status).toBe(202);
+      expect((await call('get', paths.delivery, at(paths.delivery))).status).toBe(404);
+      expect((await call('post', paths.redeliver, at(paths.redeliver))).status).toBe(404);
+      expect((await call('delete', ONE, at(ONE))).status).toBe(204);
+      const operations = [
+        ['post', WH],
+        ['get', WH],
+        ['get', ONE],
+        ['patch', ONE],
+        ['delete', ONE],
+        ['post', paths.test],
+        ['post', paths.rotate],
+        ['get', paths.deliveries],
+        ['get', paths.delivery],
+        ['post', paths.redeliver],
+      ] as const;
+      // The deleted endpoint is not found by any operation on it.
+      for (const [method, path] of operations.slice(2, 8)) {
+        const body = method === 'patch' ? { enabled: true } : undefined;
+        expect((await call(method, path, at(path), { body })).status, `${method} ${path}`).toBe(404);
+      }
+      for (const [method, path] of operations) {
+        const response = await service.request(at(path), { method: method.toUpperCase() });
+        expectDocumented(method, path, response);
+        expect(response.status).toBe(401);
+      }
+    } finally {
+      service.services.config.webhookAllowPrivate = false;
     }
   });
 

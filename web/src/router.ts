@@ -69,6 +69,12 @@ export const router = createRouter({
           component: () => import('./pages/console/AccountPage.vue'),
           meta: { title: `账号 · ${CONSOLE_TITLE}` },
         },
+        {
+          path: 'webhooks',
+          name: 'console-webhooks',
+          component: () => import('./pages/console/WebhooksPage.vue'),
+          meta: { title: `Webhooks · ${CONSOLE_TITLE}` },
+        },
       ],
     },
     { path: '/:path(.*)*', name: 'not-found', component: NotFound },

@@ -4,7 +4,9 @@ import { Migration20261121060231 } from './Migration20261121060231.ts';
 import { Migration20261121060500_sessions } from './Migration20261121060500_sessions.ts';
 import { Migration20261121080000_json_documents } from './Migration20261121080000_json_documents.ts';
 import { Migration20261123200000_ai_spend } from './Migration20261123200000_ai_spend.ts';
+import { Migration20261123200000_idempotency_keys } from './Migration20261123200000_idempotency_keys.ts';
 import { Migration20261123200000_rate_limits } from './Migration20261123200000_rate_limits.ts';
+import { Migration20261123210000_webhooks } from './Migration20261123210000_webhooks.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -14,4 +16,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261121080000_json_documents', class: Migration20261121080000_json_documents },
   { name: 'Migration20261123200000_ai_spend', class: Migration20261123200000_ai_spend },
   { name: 'Migration20261123200000_rate_limits', class: Migration20261123200000_rate_limits },
+  { name: 'Migration20261123200000_idempotency_keys', class: Migration20261123200000_idempotency_keys },
+  { name: 'Migration20261123210000_webhooks', class: Migration20261123210000_webhooks },
 ];

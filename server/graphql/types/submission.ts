@@ -12,7 +12,7 @@ import { NotFoundError } from '../../errors.ts';
 import { rateLimitsOf } from '../../lib/rateLimits.ts';
 import { budgetSubject } from '../../middlewares/rateLimit.ts';
 import { presentReport, presentSubmission, presentTask } from '../../presenters/reportPresenter.ts';
-import { submitReport } from '../../services/reports.ts';
+import { submitReportIdempotently } from '../../services/idempotency.ts';
 import { builder } from '../builder.ts';
 import { AccountingStandardEnum, ReportStatusEnum, SheetTypeEnum } from './enums.ts';
 import { ReportRef, ValidationWarningRef } from './report.ts';
@@ -84,7 +84,7 @@ const SubmitFinancialReportInput = builder.inputType('SubmitFinancialReportInput
   }),
 });
 
-type Receipt = ReturnType<typeof presentSubmission>;
+type Receipt = ReturnType<typeof presentSubmission> & { replayed?: boolean };
 
 const SubmissionPayloadRef = builder.objectRef<Receipt>('SubmitFinancialReportPayload').implement({
   description: 'The 202 body of REST: the report is pending and its analysis is running.',
@@ -101,6 +101,12 @@ const SubmissionPayloadRef = builder.objectRef<Receipt>('SubmitFinancialReportPa
     }),
     validationWarnings: t.expose('validation_warnings', { type: [ValidationWarningRef] }),
     message: t.exposeString('message'),
+    replayed: t.boolean({
+      description:
+        'True when this is the stored answer of an earlier submission with the same idempotencyKey and input ' +
+        "(REST's Idempotent-Replayed: true); no new report was made.",
+      resolve: (receipt) => receipt.replayed === true,
+    }),
     report: t.field({
       type: ReportRef,
       description: 'The new report: poll its status (or `report(id)`) until success or failed.',
@@ -127,14 +133,28 @@ builder.mutationField('submitFinancialReport', (t) =>
     description:
       'Submits statements for analysis. Validation problems come back as one VALIDATION_FAILED error whose ' +
       "`extensions.errors` lists every problem with REST's path; nothing is written then.",
-    args: { input: t.arg({ type: SubmitFinancialReportInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
+    args: {
+      input: t.arg({ type: SubmitFinancialReportInput, required: true }),
+      idempotencyKey: t.arg.string({
+        description:
+          "REST's Idempotency-Key: the same key with the same input within 24 hours returns the first answer " +
+          '(replayed: true) instead of a second report; with another input → IDEMPOTENCY_KEY_REUSED; while the ' +
+          'first is still being recorded → IDEMPOTENCY_KEY_IN_USE. Scoped to the account and mode.',
+      }),
+    },
+    resolve: async (_root, { input, idempotencyKey }, ctx) => {
       await rateLimitsOf(ctx.services).take(
         'submissions',
         budgetSubject(ctx.principal),
         'submissions with this API key',
       );
-      return presentSubmission(await submitReport(ctx.services, ctx.principal, input));
+      const { receipt, replayed } = await submitReportIdempotently(
+        ctx.services,
+        ctx.principal,
+        idempotencyKey ?? undefined,
+        input,
+      );
+      return { ...presentSubmission(receipt), replayed };
     },
   }),
 );

@@ -18,6 +18,10 @@ export const TaskRef = builder.objectRef<PresentedTask>('Task').implement({
     id: t.exposeID('task_id', { description: 'The task id (same as taskId), for client caches.' }),
     taskId: t.exposeID('task_id'),
     reportId: t.exposeID('report_id'),
+    done: t.exposeBoolean('done', {
+      description: 'True once the task has finished (success or failed), as AIP-151 operations say.',
+    }),
+    reportUrl: t.exposeString('report_url', { description: 'REST path of the task’s report (its result).' }),
     status: t.expose('status', { type: TaskStatusEnum }),
     step: t.expose('step', { type: TaskStepEnum }),
     attempts: t.exposeInt('attempts'),

@@ -1,0 +1,80 @@
+/**
+ * A small integrator's program over a client generated from schema/openapi.yaml (openapi-typescript types +
+ * openapi-fetch). test/integration/openapi-client.test.ts generates `test/artifacts/openapi-client/schema.ts`, type-checks this
+ * file against it with tsc, then runs it against the real app. It must compile as an integrator would write it:
+ * no casts except narrowing an item's `sp_result` by its slug.
+ */
+import createClient from 'openapi-fetch';
+import type { components, paths } from '../artifacts/openapi-client/schema.ts';
+
+type Submission = components['schemas']['Submission'];
+
+// Optional fields stay optional in the generated types (a `default` used to make them required).
+export const minimal: Submission = {
+  accounting_standard: 'general_new',
+  year_start: 2023,
+  year_end: 2024,
+  years_data: [],
+};
+
+export interface ProgramResult {
+  reportId: string;
+  replayedReportId: string;
+  status: components['schemas']['ReportStatus'];
+  taskDone: boolean;
+  listed: string[];
+  years: number[];
+  operatingRevenue: number | null | undefined;
+}
+
+export async function run(baseUrl: string, apiKey: string, body: Submission): Promise<ProgramResult> {
+  const client = createClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey } });
+  const idempotencyKey = crypto.randomUUID();
+  const submit = () =>
+    client.POST('/api/v1/developer/reports/financial', {
+      body,
+      params: { header: { 'Idempotency-Key': idempotencyKey } },
+    });
+  const submitted = await submit();
+  if (!submitted.data) throw new Error(`submit failed: ${JSON.stringify(submitted.error)}`);
+  const reportId = submitted.data.report_id;
+  // A retry after a network error: the same key and body give back the same report.
+  const retried = await submit();
+  if (!retried.data) throw new Error('retry failed');
+
+  let status: components['schemas']['ReportStatus'] = 'pending';
+  while (status === 'pending') {
+    const polled = await client.GET('/api/v1/developer/reports/{report_id}', {
+      params: { path: { report_id: reportId } },
+    });
+    if (!polled.data) throw new Error(`poll failed: ${JSON.stringify(polled.error)}`);
+    status = polled.data.status;
+    if (status === 'pending') {
+      const seconds = Number(polled.response.headers.get('Retry-After') ?? '2');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(seconds * 1000, 100)));
+    }
+  }
+  const task = await client.GET('/api/v1/developer/tasks/{task_id}', {
+    params: { path: { task_id: submitted.data.task_id } },
+  });
+
+  const list = await client.GET('/api/v1/developer/reports', { params: { query: { limit: 10 } } });
+  if (!list.data) throw new Error('list failed');
+
+  const item = await client.GET('/api/v1/developer/reports/{report_id}/analysis/{slug}', {
+    params: { path: { report_id: reportId, slug: 'revenue' } },
+  });
+  if (!item.data) throw new Error(`item failed: ${JSON.stringify(item.error)}`);
+  const series = item.data.sp_result.series ?? [];
+  const revenue = item.data.sp_result as components['schemas']['SpResultBySlug']['revenue'];
+
+  return {
+    reportId,
+    replayedReportId: retried.data.report_id,
+    status,
+    taskDone: task.data?.done ?? false,
+    listed: list.data.data.map((report) => report.report_id),
+    years: series.map((entry) => entry.year),
+    operatingRevenue: revenue?.operating_revenue,
+  };
+}

@@ -1,0 +1,391 @@
+/**
+ * Webhooks against the real app, on PostgreSQL and on PGlite, with a real receiver on loopback that verifies
+ * every signature with the `standardwebhooks` package (an implementation independent of ours: it only shares
+ * the package we sign with — the receiver's verify is the spec's reference check).
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markFailed } from '../../server/jobs/analyseReport.ts';
+import { registry } from '../../server/observability/metrics.ts';
+import { RETRY_SCHEDULE_SECONDS } from '../../server/webhooks/delivery.ts';
+import type { Backend } from '../helpers/database.ts';
+import { insertReport } from '../helpers/records.ts';
+import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/** A webhook receiver on 127.0.0.1: records every request; each path answers the statuses queued for it (then 200). */
+class Receiver {
+  readonly received: Received[] = [];
+  readonly answers = new Map<string, number[]>();
+  server!: Server;
+  url = '';
+  async start() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.url === '/silent') {
+          this.received.push({ path: req.url, headers: req.headers, body: '', at: Date.now() });
+          return; // never answers
+        }
+        this.received.push({
+          path: req.url!,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString(),
+          at: Date.now(),
+        });
+        const status = this.answers.get(req.url!)?.shift() ?? 200;
+        if (status >= 300 && status < 400) res.setHeader('Location', `${this.url}/elsewhere`);
+        res.statusCode = status;
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+  at(path: string) {
+    return this.received.filter((r) => r.path === path);
+  }
+  async waitFor(path: string, count: number, timeoutMs = 20_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (this.at(path).length < count) {
+      if (Date.now() > deadline) throw new Error(`${path}: ${this.at(path).length} of ${count} deliveries`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return this.at(path);
+  }
+}
+
+function verify(secret: string, request: Received) {
+  return new Webhook(secret).verify(request.body, request.headers as Record<string, string>) as {
+    type: string;
+    data: Record<string, unknown>;
+  };
+}
+
+describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
+  let service: TestService;
+  const receiver = new Receiver();
+  const base = '/api/v1/developer/webhook-endpoints';
+
+  beforeAll(async () => {
+    await receiver.start();
+    // A short delivery timeout (10 s in production) so that the timeout test does not wait 10 s.
+    service = await startTestService(backend, { webhookAllowPrivate: true, webhookTimeoutMs: 500 });
+  });
+  afterAll(async () => {
+    await service?.close();
+    receiver.server?.close();
+  });
+
+  async function endpointFor(path: string, key?: string) {
+    const k = key ?? (await service.newKey('test'));
+    const created = await service.request(base, {
+      method: 'POST',
+      key: k,
+      body: { url: `${receiver.url}${path}` },
+    });
+    expect(created.status).toBe(201);
+    return { key: k, endpoint: created.body };
+  }
+
+  it('manages endpoints: the secret shown once, list, get, update, delete', async () => {
+    const { key, endpoint } = await endpointFor('/crud');
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(endpoint).toMatchObject({ url: `${receiver.url}/crud`, enabled: true, mode: 'test' });
+    const got = await service.request(`${base}/${endpoint.id}`, { key });
+    expect(got.status).toBe(200);
+    expect(got.body.secret).toBeUndefined();
+    expect(got.text).not.toContain(endpoint.secret);
+    const list = await service.request(base, { key });
+    expect(list.body.data.map((e: { id: string }) => e.id)).toEqual([endpoint.id]);
+    expect(list.text).not.toContain(endpoint.secret);
+    const updated = await service.request(`${base}/${endpoint.id}`, {
+      method: 'PATCH',
+      key,
+      body: { description: '财务系统', enabled: false },
+    });
+    expect(updated.body).toMatchObject({ description: '财务系统', enabled: false });
+    // Another account sees nothing.
+    const other = await service.newKey('test');
+    expect((await service.request(`${base}/${endpoint.id}`, { key: other })).status).toBe(404);
+    expect((await service.request(base, { key: other })).body.data).toEqual([]);
+    expect((await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key })).status).toBe(204);
+    expect((await service.request(`${base}/${endpoint.id}`, { key })).status).toBe(404);
+  });
+
+  it('refuses unsafe URLs: other schemes, http for live, private addresses unless allowed', async () => {
+    const key = await service.newKey('test');
+    const live = await service.newKey('live');
+    const create = (k: string, url: unknown) =>
+      service.request(base, { method: 'POST', key: k, body: { url } });
+    for (const [k, url] of [
+      [key, 'ftp://example.com/hook'],
+      [key, 'not a url'],
+      [key, 'http://user:pass@example.com/'],
+      [live, `${receiver.url}/live`],
+    ] as const) {
+      const refused = await create(k, url);
+      expect(refused.status, url).toBe(422);
+      expect(refused.body.errors[0].path).toBe('url');
+    }
+    service.services.config.webhookAllowPrivate = false;
+    try {
+      for (const url of [
+        `${receiver.url}/x`,
+        'http://169.254.169.254/latest',
+        'http://[::1]/',
+        'http://10.0.0.8/',
+        'http://localhost/',
+      ]) {
+        const refused = await create(key, url);
+        expect(refused.status, url).toBe(422);
+        expect(refused.body.errors[0].message).toMatch(/loopback, private/);
+      }
+    } finally {
+      service.services.config.webhookAllowPrivate = true;
+    }
+  });
+
+  it('delivers report.succeeded, signed per Standard Webhooks, and logs the attempt', async () => {
+    const { key, endpoint } = await endpointFor('/succeeded');
+    const submitted = await service.request('/api/v1/developer/reports/financial', {
+      method: 'POST',
+      key,
+      body: fixture('general_new-3y'),
+    });
+    const report = await waitForReport(service, key, submitted.body.report_id);
+    const [delivery] = await receiver.waitFor('/succeeded', 1);
+    const event = verify(endpoint.secret, delivery!);
+    expect(event.type).toBe('report.succeeded');
+    expect(event.data).toEqual({
+      report_id: submitted.body.report_id,
+      task_id: submitted.body.task_id,
+      status: 'success',
+      version_no: 1,
+      share_url: report.body.share.web_url,
+      error_message: null,
+    });
+    expect(delivery!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/=]+$/);
+    // A tampered body does not verify.
+    expect(() =>
+      verify(endpoint.secret, { ...delivery!, body: delivery!.body.replace('success', 'failed') }),
+    ).toThrow();
+    const latencyMs = delivery!.at - new Date(report.body.completed_at).getTime();
+    console.info(`[${backend}] webhook received ${latencyMs} ms after the report's completed_at`);
+
+    // The receiver has the request before the service has recorded its answer: wait for the log to say so.
+    let log = await service.request(`${base}/${endpoint.id}/deliveries`, { key });
+    for (let i = 0; i < 40 && log.body.data[0]?.status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      log = await service.request(`${base}/${endpoint.id}/deliveries`, { key });
+    }
+    expect(log.body.data).toHaveLength(1);
+    const entry = log.body.data[0];
+    expect(entry).toMatchObject({
+      event_type: 'report.succeeded',
+      status: 'delivered',
+      attempts: 1,
+      last_status_code: 200,
+    });
+    expect(entry.id).toBe(delivery!.headers['webhook-id']);
+    const detail = await service.request(`${base}/${endpoint.id}/deliveries/${entry.id}`, { key });
+    expect(detail.body.attempt_log).toEqual([
+      {
+        attempt: 1,
+        attempted_at: expect.any(String),
+        status_code: 200,
+        latency_ms: expect.any(Number),
+        error: null,
+      },
+    ]);
+    const metrics = await registry.getSingleMetricAsString('webhook_deliveries_total');
+    expect(metrics).toMatch(/outcome="delivered"} [1-9]/);
+
+    // Manual redelivery: the same message again (same webhook-id).
+    const again = await service.request(`${base}/${endpoint.id}/deliveries/${entry.id}/redeliver`, {
+      method: 'POST',
+      key,
+    });
+    expect(again.status).toBe(202);
+    const [, second] = await receiver.waitFor('/succeeded', 2);
+    expect(second!.headers['webhook-id']).toBe(entry.id);
+    expect(verify(endpoint.secret, second!).type).toBe('report.succeeded');
+  });
+
+  it('delivers report.failed from markFailed, once however often it runs', async () => {
+    const { key, endpoint } = await endpointFor('/failed');
+    const accountId = (
+      await service.services.db.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ account_id: string }>>(`select account_id from webhook_endpoints where id = ?`, [
+          endpoint.id,
+        ])
+    )[0]!.account_id;
+    const { reportId, taskId } = await insertReport(service.services, accountId, { status: 'pending' });
+    await markFailed(service.services, { reportId, taskId }, 'The statements could not be read.');
+    await markFailed(service.services, { reportId, taskId }, 'The statements could not be read.');
+    const [delivery] = await receiver.waitFor('/failed', 1);
+    const event = verify(endpoint.secret, delivery!);
+    expect(event).toMatchObject({
+      type: 'report.failed',
+      data: {
+        report_id: reportId,
+        task_id: taskId,
+        status: 'failed',
+        share_url: null,
+        error_message: 'The statements could not be read.',
+      },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(receiver.at('/failed')).toHaveLength(1);
+    expect((await service.request(`${base}/${endpoint.id}/deliveries`, { key })).body.data).toHaveLength(1);
+  });
+
+  it('sends test-mode events only to test-mode endpoints', async () => {
+    const email = `modes-${Date.now()}-${backend}@example.com`;
+    const testKey = await service.newKey('test', email);
+    const { endpoint } = await endpointFor('/test-mode', testKey);
+    // A live endpoint of the same account (https is required for live, so it is written directly here).
+    await service.services.db.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `insert into webhook_endpoints (id, account_id, mode, url, enabled, secret, created_at, updated_at)
+         select gen_random_uuid(), account_id, 'live', ?, true, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', now(), now()
+           from webhook_endpoints where id = ?`,
+        [`${receiver.url}/live-mode`, endpoint.id],
+      );
+    const submitted = await service.request('/api/v1/developer/reports/financial', {
+      method: 'POST',
+      key: testKey,
+      body: fixture('general_new-3y'),
+    });
+    await waitForReport(service, testKey, submitted.body.report_id);
+    await receiver.waitFor('/test-mode', 1);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(receiver.at('/live-mode')).toHaveLength(0);
+  });
+
+  it('retries a failed attempt on the schedule, does not follow redirects, and stops at 410', async () => {
+    expect(RETRY_SCHEDULE_SECONDS.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(24 * 3600);
+    const { key, endpoint } = await endpointFor('/flaky');
+    receiver.answers.set('/flaky', [302]);
+    const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    expect(sent.status).toBe(202);
+    expect(sent.body.event_type).toBe('webhook.test');
+    const [first, second] = await receiver.waitFor('/flaky', 2, 30_000);
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(receiver.at('/elsewhere')).toHaveLength(0);
+    let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    for (let i = 0; i < 40 && detail.body.status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    }
+    expect(detail.body).toMatchObject({ status: 'delivered', attempts: 2 });
+    expect(
+      detail.body.attempt_log.map((a: { status_code: number; error: string | null }) => [
+        a.status_code,
+        a.error,
+      ]),
+    ).toEqual([
+      [302, 'redirect (302) not followed'],
+      [200, null],
+    ]);
+
+    const { key: goneKey, endpoint: gone } = await endpointFor('/gone');
+    receiver.answers.set('/gone', [410]);
+    const test = await service.request(`${base}/${gone.id}/test`, { method: 'POST', key: goneKey });
+    await receiver.waitFor('/gone', 1);
+    let state = await service.request(`${base}/${gone.id}`, { key: goneKey });
+    for (let i = 0; i < 40 && state.body.enabled; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      state = await service.request(`${base}/${gone.id}`, { key: goneKey });
+    }
+    expect(state.body).toMatchObject({ enabled: false, disabled_reason: expect.stringContaining('410') });
+    const failed = await service.request(`${base}/${gone.id}/deliveries/${test.body.id}`, { key: goneKey });
+    expect(failed.body).toMatchObject({ status: 'failed', last_status_code: 410, next_attempt_at: null });
+  }, 40_000);
+
+  it('is managed over GraphQL too: create, list, test, read the delivery log', async () => {
+    const key = await service.newKey('test');
+    const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+      const response = await service.request('/graphql', { method: 'POST', key, body: { query, variables } });
+      expect(response.body.errors).toBeUndefined();
+      return response.body.data;
+    };
+    const created = await gql(
+      `mutation($input: WebhookEndpointInput!) { createWebhookEndpoint(input: $input) { secret endpoint { id url enabled } } }`,
+      { input: { url: `${receiver.url}/graphql` } },
+    );
+    const { secret, endpoint } = created.createWebhookEndpoint;
+    expect(secret).toMatch(/^whsec_/);
+    expect((await gql('{ webhookEndpoints { id } }')).webhookEndpoints).toEqual([{ id: endpoint.id }]);
+    const sent = await gql('mutation($id: ID!) { testWebhookEndpoint(id: $id) { id eventType } }', {
+      id: endpoint.id,
+    });
+    expect(sent.testWebhookEndpoint.eventType).toBe('webhook.test');
+    const [delivery] = await receiver.waitFor('/graphql', 1);
+    expect(verify(secret, delivery!).type).toBe('webhook.test');
+    let read: { status: string; attemptLog: Array<{ statusCode: number }> } | undefined;
+    for (let i = 0; i < 40 && read?.status !== 'delivered'; i++) {
+      read = (
+        await gql(
+          'query($e: ID!, $d: ID!) { webhookDelivery(endpointId: $e, deliveryId: $d) { status attemptLog { statusCode } } }',
+          {
+            e: endpoint.id,
+            d: sent.testWebhookEndpoint.id,
+          },
+        )
+      ).webhookDelivery;
+      if (read?.status !== 'delivered') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(read).toEqual({ status: 'delivered', attemptLog: [{ statusCode: 200 }] });
+    expect(
+      (await gql('mutation($id: ID!) { deleteWebhookEndpoint(id: $id) }', { id: endpoint.id }))
+        .deleteWebhookEndpoint,
+    ).toBe(endpoint.id);
+  });
+
+  it('gives up an attempt the endpoint does not answer in time, and schedules the next', async () => {
+    const { key, endpoint } = await endpointFor('/silent');
+    const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    await receiver.waitFor('/silent', 1);
+    let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    for (let i = 0; i < 60 && detail.body.attempts === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    }
+    expect(detail.body).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
+    expect(detail.body.attempt_log[0].error).toMatch(/no response within 0.5 s/);
+    expect(new Date(detail.body.next_attempt_at).getTime()).toBeGreaterThan(Date.now());
+    expect(await registry.getSingleMetricAsString('webhook_deliveries_total')).toMatch(
+      /outcome="timeout"} [1-9]/,
+    );
+    await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
+  });
+
+  it('rotates the secret: both secrets sign for the grace period', async () => {
+    const { key, endpoint } = await endpointFor('/rotate');
+    const rotated = await service.request(`${base}/${endpoint.id}/rotate-secret`, { method: 'POST', key });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    const grace = new Date(rotated.body.previous_secret_expires_at).getTime() - Date.now();
+    expect(grace).toBeGreaterThan(23.9 * 3600 * 1000);
+    await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    const [delivery] = await receiver.waitFor('/rotate', 1);
+    expect(String(delivery!.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verify(endpoint.secret, delivery!).type).toBe('webhook.test');
+    expect(verify(rotated.body.secret, delivery!).type).toBe('webhook.test');
+  });
+});
