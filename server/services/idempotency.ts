@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidHeaderError } from '../errors.ts';
+import { submissions } from '../observability/metrics.ts';
 import type { Principal } from './apiKeys.ts';
 import type { ServiceContext } from './context.ts';
 import { type SubmissionReceipt, submitReport } from './reports.ts';
@@ -121,6 +122,7 @@ export async function submitReportIdempotently(
     if (!row) throw new IdempotencyKeyInUseError();
     if (row.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
     if (row.state !== 'completed' || !row.response) throw new IdempotencyKeyInUseError();
+    submissions.inc({ mode: principal.mode, outcome: 'replayed' });
     return { receipt: row.response, replayed: true };
   }
   try {

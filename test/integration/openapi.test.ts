@@ -1016,13 +1016,32 @@ describe('the OpenAPI document', () => {
         ['get', CATALOGUE, CATALOGUE],
         ['post', AI_REPORT, `/api/v1/developer/reports/${id}/ai-analysis`],
         ['post', AI_ITEM, `/api/v1/developer/reports/${id}/analysis/revenue/ai-analysis`],
+        ['get', '/api/v1/developer/reports', '/api/v1/developer/reports'],
       ];
+      // Webhook endpoints: reads spend the reads budget, changes the submissions budget (both spent above).
+      const WH = '/api/v1/developer/webhook-endpoints';
+      const ONE = `${WH}/{endpoint_id}`;
+      const at = (template: string) =>
+        template.replace('{endpoint_id}', UNKNOWN_ID).replace('{delivery_id}', UNKNOWN_ID);
+      for (const [method, template] of [
+        ['post', WH],
+        ['get', WH],
+        ['get', ONE],
+        ['patch', ONE],
+        ['delete', ONE],
+        ['post', `${ONE}/test`],
+        ['post', `${ONE}/rotate-secret`],
+        ['get', `${ONE}/deliveries`],
+        ['get', `${ONE}/deliveries/{delivery_id}`],
+        ['post', `${ONE}/deliveries/{delivery_id}/redeliver`],
+      ] as const)
+        calls.push([method, template, at(template)]);
       for (const [method, template, path] of calls) {
         for (let attempt = 0; attempt < 2; attempt++) {
           const response = await fetch(`http://127.0.0.1:${port}${path}`, {
             method: method.toUpperCase(),
             headers: { 'X-API-Key': limited, 'Content-Type': 'application/json' },
-            body: method === 'post' && template === SUBMIT ? '{}' : undefined,
+            body: (method === 'post' && template === SUBMIT) || method === 'patch' ? '{}' : undefined,
           });
           const text = await response.text();
           if (attempt === 1) {
