@@ -49,6 +49,8 @@ export interface Config {
   bodyLimitBytes: number;
   /** A request body must arrive within this many milliseconds of its headers (else 408). */
   bodyTimeoutMs: number;
+  /** Request headers must arrive within this many milliseconds (20 s; not an environment variable). */
+  headersTimeoutMs: number;
   /** Indicator worker threads (Piscina). */
   poolThreads: number;
   /** Report jobs one process runs at once. */
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: rateLimits(env),
     bodyLimitBytes: int('BODY_LIMIT_MB', env.BODY_LIMIT_MB, 8, 1) * 1024 * 1024,
     bodyTimeoutMs: int('BODY_TIMEOUT_SECONDS', env.BODY_TIMEOUT_SECONDS, 30, 1) * 1000,
+    headersTimeoutMs: 20_000,
     poolThreads: int('POOL_THREADS', env.POOL_THREADS, Math.max(1, cpus), 0),
     // A job mostly waits (database round trips, its turn in the pool): enough of them in flight keep the pool and
     // PostgreSQL busy (docs/performance.md: 8 → 32 on two cores, ≈ 80 → ≈ 105 reports/s sustained).

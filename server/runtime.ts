@@ -11,7 +11,7 @@
  * let running ones finish — those still running near the end of the grace are handed back for another worker
  * to take at once; then the queue, the pool and the database close.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Logger, pino } from 'pino';
 import { AnalysisPool } from '../worker/pool.ts';
@@ -26,8 +26,6 @@ import { purgeExpiredReports, RETENTION_INTERVAL_MS } from './jobs/retention.ts'
 import { failStaleReports } from './jobs/sweeper.ts';
 import type { ServiceContext } from './services/context.ts';
 import { createWebhookQueue, startWebhookDelivery } from './webhooks/delivery.ts';
-
-export const HEADERS_TIMEOUT_MS = 20_000;
 
 export interface RunningService {
   services: ServiceContext;
@@ -136,12 +134,19 @@ export async function startService(
     }
 
     const app = buildApp(services, { api, shuttingDown: () => shuttingDown });
-    const server = app.listen(config.port, config.host);
     // Slow clients cannot hold sockets: headers must arrive within 20 s; a REST body within BODY_TIMEOUT_SECONDS
     // (jsonBody answers 408 with a problem body); any request, GraphQL bodies included, within 5 s more
-    // (then Node itself answers 408 and closes).
-    server.headersTimeout = HEADERS_TIMEOUT_MS;
-    server.requestTimeout = Math.max(HEADERS_TIMEOUT_MS, config.bodyTimeoutMs) + 5_000;
+    // (then Node itself answers 408 and closes). Node checks these every connectionsCheckingInterval (30 s by
+    // default, which would let a stalled header live up to 50 s): once a second keeps the limits as documented.
+    const server = createServer(
+      {
+        headersTimeout: config.headersTimeoutMs,
+        requestTimeout: Math.max(config.headersTimeoutMs, config.bodyTimeoutMs) + 5_000,
+        connectionsCheckingInterval: 1_000,
+      },
+      app.callback(),
+    );
+    server.listen(config.port, config.host);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);

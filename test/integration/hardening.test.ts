@@ -64,6 +64,7 @@ describe('hardening', () => {
     service = await startTestService('postgres', {
       trustProxyHops: 1,
       bodyTimeoutMs: 1_000,
+      headersTimeoutMs: 1_000,
       rateLimits: { ...rateLimits, signup: { points: 10_000, windowSeconds: 3600 } },
     });
     key = await service.newKey('test');
@@ -381,6 +382,20 @@ describe('hardening', () => {
       expect(response).toMatch(/^HTTP\/1\.1 408 /);
       expect(response).toMatch(/"code":"request_timeout"/);
       expect(response.toLowerCase()).toContain('connection: close');
+      expect(closed).toBe(true);
+    });
+
+    it('answers 408 and closes the connection when the headers do not arrive in time', async () => {
+      // The request line and one header, never the blank line that ends the headers.
+      const { response, closed } = await rawExchange(
+        port,
+        'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n',
+        '',
+        {
+          stallMs: 10_000,
+        },
+      );
+      expect(response).toMatch(/^HTTP\/1\.1 408 /);
       expect(closed).toBe(true);
     });
 
