@@ -54,9 +54,17 @@ export default defineConfig({
     chunkSizeWarningLimit: 700,
     rolldownOptions: {
       output: {
-        // ECharts changes less often than the app: its own long-cached chunk, loaded by the share page only.
+        // ECharts changes less often than the app: its own long-cached chunks, loaded by the share page only.
+        // Two of them, so that their evaluation is two tasks (web/src/charts/runtime.ts imports `echarts/core`
+        // first): the core with zrender (everything `echarts/core` reaches), then the charts and components.
         codeSplitting: {
-          groups: [{ name: 'echarts', test: /node_modules[\\/](echarts|zrender)[\\/]/ }],
+          groups: [
+            {
+              name: 'echarts-core',
+              test: /node_modules[\\/](zrender[\\/]|echarts[\\/](core\.js|lib[\\/](core|model|util|data|scale|coord|animation|visual|i18n|legacy|preprocessor|processor|export|theme|renderer|view|loading|action|label)[\\/]))/,
+            },
+            { name: 'echarts', test: /node_modules[\\/]echarts[\\/]/ },
+          ],
         },
       },
     },

@@ -3,14 +3,17 @@
  * slow-4G network and 4× CPU throttling (CDP), as a phone reader on a slow line would meet it. Reports largest
  * contentful paint, when the report's data request started and ended against the chart code's, and the main
  * thread's long tasks (PerformanceObserver 'longtask'). Figures go to stdout (with --markdown, a table for
- * docs/performance.md). `--serve` instead keeps the service with the 3- and 5-year reports running, printing
- * their links (for looking at the page by hand). Nothing here is a test.
+ * docs/performance.md). `--trace` also records a Chrome trace and a CPU profile of each run: it prints what every
+ * task over 200 ms spent its time on and saves the profile under test/artifacts/ (tracing slows the page, so
+ * its figures are not the ones to report). `--serve` instead keeps the service with the 3- and 5-year reports
+ * running, printing their links (for looking at the page by hand). Nothing here is a test.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { pino } from 'pino';
 import { loadConfig } from '../../server/config.ts';
 import { startService } from '../../server/runtime.ts';
 import { createApiKey, findOrCreateAccount } from '../../server/services/apiKeys.ts';
-import { launchChromium } from '../helpers/browser.ts';
+import { ARTIFACTS, launchChromium, requireChromium } from '../helpers/browser.ts';
 import { createTestDatabase } from '../helpers/database.ts';
 import { type FixtureName, fixture } from '../helpers/service.ts';
 
@@ -73,6 +76,68 @@ interface Run {
   longTasks: Array<[number, number]>;
 }
 
+/** Trace events of the renderer's main thread (Chrome's trace event format, timestamps in µs). */
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+  args?: { name?: string; data?: { url?: string; functionName?: string; type?: string } };
+}
+
+/**
+ * `--trace`: what each main-thread task over 200 ms spent its time on, from a Chrome trace of the run: the task's
+ * children two levels deep (script evaluation with its file, function calls, layout, style, paint, GC), longest
+ * first. Which functions ran inside is in the CPU profile saved next to it.
+ */
+function explainLongTasks(trace: { traceEvents: TraceEvent[] }, budgetMs = 200): string[] {
+  const events = trace.traceEvents;
+  const main = events.find(
+    (e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain',
+  );
+  if (!main) return ['no renderer main thread in the trace'];
+  const own = events
+    .filter((e) => e.pid === main.pid && e.tid === main.tid && e.ph === 'X' && e.dur !== undefined)
+    .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
+  const navigation = own.find((e) => e.name === 'ParseHTML')?.ts ?? own[0]?.ts ?? 0;
+  const label = (e: TraceEvent) => {
+    const data = e.args?.data;
+    const file = data?.url ? ` ${data.url.replace(/^.*\//, '')}` : '';
+    const fn = data?.functionName ? ` ${data.functionName}` : '';
+    const type = data?.type ? ` ${data.type}` : '';
+    return `${e.name}${type}${fn}${file}`;
+  };
+  const children = (parent: TraceEvent, pool: TraceEvent[]) => {
+    const end = parent.ts + parent.dur!;
+    const inside = pool.filter((e) => e !== parent && e.ts >= parent.ts && e.ts + e.dur! <= end);
+    // Direct children: not inside another event that is itself inside the parent.
+    return inside.filter(
+      (e) =>
+        !inside.some((o) => o !== e && o.ts <= e.ts && o.ts + o.dur! >= e.ts + e.dur! && o.dur! > e.dur!),
+    );
+  };
+  const lines: string[] = [];
+  for (const task of own.filter((e) => e.name === 'RunTask' && e.dur! > budgetMs * 1000)) {
+    lines.push(`task ${Math.round(task.dur! / 1000)} ms at ${Math.round((task.ts - navigation) / 1000)} ms:`);
+    const pool = own.filter((e) => e.ts >= task.ts && e.ts <= task.ts + task.dur!);
+    for (const child of children(task, pool)
+      .sort((a, b) => b.dur! - a.dur!)
+      .slice(0, 6)) {
+      lines.push(`  ${Math.round(child.dur! / 1000)} ms ${label(child)}`);
+      for (const grand of children(child, pool)
+        .sort((a, b) => b.dur! - a.dur!)
+        .slice(0, 6)) {
+        if (grand.dur! >= 5000) lines.push(`    ${Math.round(grand.dur! / 1000)} ms ${label(grand)}`);
+      }
+    }
+  }
+  return lines;
+}
+
+const TRACE = process.argv.includes('--trace');
+
 async function measure(url: string): Promise<Run> {
   const browser = await launchChromium();
   try {
@@ -100,6 +165,14 @@ async function measure(url: string): Promise<Run> {
           w.__long.push([Math.round(entry.startTime), Math.round(entry.duration)]);
       }).observe({ type: 'longtask', buffered: true });
     });
+    if (TRACE) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
+      await cdp.send('Profiler.start');
+      await browser.startTracing(page, {
+        categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8.execute', 'v8'],
+      });
+    }
     await page.goto(url, { waitUntil: 'load' });
     await page.waitForSelector('[data-testid=enterprise-name]', { timeout: 60_000 });
     // Let the first charts draw, then scroll the whole page through so every chart is drawn as a reader would.
@@ -110,6 +183,16 @@ async function measure(url: string): Promise<Run> {
       await page.waitForTimeout(250);
     }
     await page.waitForTimeout(1000);
+    if (TRACE) {
+      const trace = JSON.parse((await browser.stopTracing()).toString('utf8')) as {
+        traceEvents: TraceEvent[];
+      };
+      console.log(explainLongTasks(trace).join('\n'));
+      const { profile } = await cdp.send('Profiler.stop');
+      const path = `${ARTIFACTS}bench-web-${Date.now()}.cpuprofile`;
+      writeFileSync(path, JSON.stringify(profile));
+      console.log(`CPU profile (open in Chrome DevTools' Performance panel): ${path}`);
+    }
     return await page.evaluate(() => {
       const w = window as unknown as { __lcp: number; __long: Array<[number, number]> };
       const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
@@ -128,9 +211,29 @@ async function measure(url: string): Promise<Run> {
   }
 }
 
+/**
+ * The share of CPU time the hypervisor gave to other guests during a run (`steal` in /proc/stat; null off
+ * Linux). On a shared VM a task's wall-clock duration includes the time its thread waited for a core, so a
+ * run with a few per cent of steal can show long tasks that are not the page's doing.
+ */
+function cpuTimes(): number[] | null {
+  try {
+    return readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  } catch {
+    return null;
+  }
+}
+function stealShare(before: number[] | null, after: number[] | null): number | null {
+  if (!before || !after) return null;
+  const delta = after.map((value, i) => value - (before[i] ?? 0));
+  const total = delta.slice(0, 8).reduce((sum, value) => sum + value, 0);
+  return total > 0 ? (delta[7] ?? 0) / total : null;
+}
+
 const ms = (n: number | null) => (n === null ? '—' : `${Math.round(n)} ms`);
 
 async function main() {
+  requireChromium();
   const demo = await startDemo();
   try {
     const three = await demo.submit('general_new-3y');
@@ -147,7 +250,12 @@ async function main() {
       });
     }
     const runs: Run[] = [];
-    for (let i = 0; i < RUNS; i++) runs.push(await measure(`${demo.url}/shared/reports/${three}`));
+    const steal: Array<number | null> = [];
+    for (let i = 0; i < RUNS; i++) {
+      const before = cpuTimes();
+      runs.push(await measure(`${demo.url}/shared/reports/${three}`));
+      steal.push(stealShare(before, cpuTimes()));
+    }
     const rows = runs.map((run, i) => [
       `${i + 1}`,
       ms(run.lcp),
@@ -161,6 +269,7 @@ async function main() {
         .slice(0, 3)
         .map(([t, d]) => `${d} ms at ${t}`)
         .join(', '),
+      steal[i] == null ? '—' : `${(steal[i]! * 100).toFixed(1)} %`,
     ]);
     const head = [
       'run',
@@ -171,6 +280,7 @@ async function main() {
       'tasks > 200 ms',
       'tasks > 50 ms',
       'three longest (start)',
+      'CPU steal',
     ];
     if (process.argv.includes('--markdown')) {
       console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);

@@ -420,4 +420,32 @@ describe('share page for a credit officer', () => {
     expect(order.data).toBeLessThanOrEqual(order.page);
     await page.context().close();
   });
+
+  it('loads and warms up the chart code once the first screen is up, drawing no chart out of view', async () => {
+    const page = await open(`/shared/reports/${tokens['general_new-3y']}`, PHONE);
+    await page.waitForSelector('[data-testid=summary]');
+    // Nobody scrolls: the chart code still arrives (the browser is idle after the first screen).
+    const chunks = await page.waitForFunction(
+      () => {
+        const names = (performance.getEntriesByType('resource') as PerformanceResourceTiming[])
+          .filter((e) => /\/assets\/echarts-[^/]*\.js$/.test(e.name) && e.responseEnd > 0)
+          .map((e) => e.name.replace(/^.*\/assets\//, ''));
+        const core = names.filter((name) => name.startsWith('echarts-core-'));
+        return core.length > 0 && names.length > core.length ? names : null;
+      },
+      undefined,
+      { timeout: 15_000 },
+    );
+    // ECharts' core and its charts are two chunks (evaluated in two tasks), plus the module registering them.
+    expect((await chunks.jsonValue())?.length).toBeGreaterThanOrEqual(2);
+    // The warm-up draws on a detached element: no canvas is left in the page, and the charts below the
+    // first screen are still waiting for the reader.
+    await page.waitForTimeout(1500);
+    expect(await page.$$eval('.chart[data-drawn=true]', (all) => all.length)).toBe(0);
+    expect(await page.$$eval('body > div:not(#app), body > canvas', (all) => all.length)).toBe(0);
+    // A chart scrolled into view is drawn with the warmed-up code.
+    await page.$eval('#item-revenue .chart', (e) => e.scrollIntoView());
+    await page.waitForSelector('#item-revenue .chart[data-drawn=true] canvas');
+    await page.context().close();
+  });
 });

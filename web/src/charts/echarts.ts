@@ -3,7 +3,7 @@
  * bundle carries nothing else. Chart options come from the pure builders next to this file.
  */
 import { BarChart, LineChart, PieChart } from 'echarts/charts';
-import { GridComponent, LegendComponent, TooltipComponent } from 'echarts/components';
+import { GridComponent, LegendPlainComponent, TooltipComponent } from 'echarts/components';
 import * as echarts from 'echarts/core';
 import { LabelLayout } from 'echarts/features';
 import { CanvasRenderer } from 'echarts/renderers';
@@ -13,7 +13,7 @@ echarts.use([
   BarChart,
   PieChart,
   GridComponent,
-  LegendComponent,
+  LegendPlainComponent,
   TooltipComponent,
   LabelLayout,
   CanvasRenderer,

@@ -2,6 +2,7 @@
 import { type MaybeRefOrGetter, ref, shallowRef, toValue, watch } from 'vue';
 import { ApiError, fetchSharedReport } from '../api/client.ts';
 import type { SharedReport } from '../api/types.ts';
+import { yieldToMain } from '../lib/yieldToMain.ts';
 
 /**
  * The report's request, started by main.ts as soon as the app's entry runs — before the router has loaded
@@ -39,7 +40,12 @@ export function useSharedReport(token: MaybeRefOrGetter<string>) {
     state.value = 'loading';
     error.value = null;
     try {
-      report.value = await (takeEarly(toValue(token)) ?? fetchSharedReport(toValue(token), current.signal));
+      const loaded = await (takeEarly(toValue(token)) ?? fetchSharedReport(toValue(token), current.signal));
+      // When the data came first, this continues in the task that evaluated the page's code: render it in
+      // a task of its own.
+      await yieldToMain();
+      if (current.signal.aborted) return;
+      report.value = loaded;
       state.value = 'ready';
     } catch (failure) {
       if (current.signal.aborted) return;
