@@ -152,6 +152,11 @@ function rateLimits(env: NodeJS.ProcessEnv): Record<Budget, BudgetSize> {
       points: int('RATE_LIMIT_SIGNUP_PER_HOUR', env.RATE_LIMIT_SIGNUP_PER_HOUR, 20, 1),
       windowSeconds: 3600,
     },
+    // Building a workbook costs CPU and the link needs no key: 10 per minute per client address.
+    share_exports: {
+      points: int('RATE_LIMIT_EXPORTS_PER_MINUTE', env.RATE_LIMIT_EXPORTS_PER_MINUTE, 10, 1),
+      windowSeconds: 60,
+    },
   };
 }
 

@@ -8,7 +8,9 @@
  * Budgets (contract 5; sizes from Config.rateLimits, i.e. the environment — README):
  *   reads, submissions, ai_regeneration — per API key (a test and a live key never share a counter);
  *   login_client — sign-in attempts per email AND client address; login_email — the higher ceiling per email;
- *   signup — sign-up attempts per client address.
+ *   signup — sign-up attempts per client address;
+ *   share_exports — Excel exports of shared reports per client address (public: no key to count against;
+ *   every request counts, a wrong link too, so guessing links is throttled as well).
  */
 import { createHash } from 'node:crypto';
 import { CompiledQuery, type Kysely } from 'kysely';
@@ -24,6 +26,7 @@ export const BUDGETS = [
   'login_client',
   'login_email',
   'signup',
+  'share_exports',
 ] as const;
 export type Budget = (typeof BUDGETS)[number];
 

@@ -16,6 +16,8 @@ import {
 import type { Principal } from '../services/apiKeys.ts';
 
 export type KeyBudget = Extract<Budget, 'reads' | 'submissions' | 'ai_regeneration'>;
+/** Budgets charged with RateLimit headers on every answer: the key's, and the public export's per address. */
+export type ChargedBudget = KeyBudget | 'share_exports';
 
 declare module 'koa' {
   interface DefaultContext {
@@ -29,10 +31,11 @@ export function budgetSubject(principal: Principal): string {
   return `${principal.mode}:${principal.apiKeyId ?? `account:${principal.accountId}`}`;
 }
 
-const WHAT: Record<KeyBudget, string> = {
+const WHAT: Record<ChargedBudget, string> = {
   reads: 'requests with this API key',
   submissions: 'submissions with this API key',
   ai_regeneration: 'AI regenerations with this API key (per hour)',
+  share_exports: 'Excel exports from this address (per minute)',
 };
 
 export function setRateLimitHeaders(ctx: Context, state: BudgetState): void {
@@ -41,7 +44,7 @@ export function setRateLimitHeaders(ctx: Context, state: BudgetState): void {
 }
 
 /** Counts one request of `subject` against `budget` on `ctx`; throws 429 when spent. */
-export async function chargeBudget(ctx: Context, budget: KeyBudget, subject: string): Promise<void> {
+export async function chargeBudget(ctx: Context, budget: ChargedBudget, subject: string): Promise<void> {
   const state = await ctx.rateLimits.consume(budget, subject);
   setRateLimitHeaders(ctx, state);
   if (!state.allowed) {

@@ -16,6 +16,7 @@ import { Router } from '@koa/router';
 import { send } from '@koa/send';
 import type { Context, Middleware, Next } from 'koa';
 import { AppError, NotFoundError } from '../errors.ts';
+import { chargeBudget } from '../middlewares/rateLimit.ts';
 import { presentSharedReport } from '../presenters/sharePresenter.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { exportSharedReport } from '../services/shareExport.ts';
@@ -138,6 +139,7 @@ export function webRoutes(services: ServiceContext): Middleware {
   api.get('/reports/:token/export.xlsx', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Robots-Tag', 'noindex, nofollow');
+    await chargeBudget(ctx, 'share_exports', ctx.ip);
     const { name, body } = await exportSharedReport(services, ctx.params.token!);
     ctx.type = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
     ctx.set(

@@ -989,7 +989,13 @@ describe('the OpenAPI document', () => {
       config: {
         ...config,
         bodyTimeoutMs: 300,
-        rateLimits: { ...config.rateLimits, reads: one, submissions: one, ai_regeneration: one },
+        rateLimits: {
+          ...config.rateLimits,
+          reads: one,
+          submissions: one,
+          ai_regeneration: one,
+          share_exports: one,
+        },
       },
     }).listen(0, '127.0.0.1');
     await new Promise((resolve) => app.once('listening', resolve));
@@ -1017,6 +1023,8 @@ describe('the OpenAPI document', () => {
         ['post', AI_REPORT, `/api/v1/developer/reports/${id}/ai-analysis`],
         ['post', AI_ITEM, `/api/v1/developer/reports/${id}/analysis/revenue/ai-analysis`],
         ['get', '/api/v1/developer/reports', '/api/v1/developer/reports'],
+        // No key needed: counted per client address (the header is ignored), a wrong link (404) too.
+        ['get', SHARED_XLSX, `/api/v1/shared/reports/${'x'.repeat(43)}/export.xlsx`],
       ];
       // Webhook endpoints: reads spend the reads budget, changes the submissions budget (both spent above).
       const WH = '/api/v1/developer/webhook-endpoints';

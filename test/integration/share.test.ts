@@ -39,7 +39,8 @@ describe('share links', () => {
     fetch(`${service.url}${path}`, { headers: { Accept: accept } });
 
   beforeAll(async () => {
-    service = await startTestService('postgres');
+    // Behind one proxy: the client address comes from X-Forwarded-For (the export budget is per address).
+    service = await startTestService('postgres', { trustProxy: true, trustProxyHops: 1 });
     email = `owner-${Date.now()}@example.com`;
     key = await service.newKey('test', email);
     const body = fixture('general_new-4y-inconsistent');
@@ -182,6 +183,30 @@ describe('share links', () => {
     expect(response.headers.get('content-encoding')).toBe('gzip');
     expect(response.headers.get('vary')).toMatch(/Accept-Encoding/i);
     expect((await response.json()).name).toBe('广州示例食品有限公司');
+  });
+
+  it('limits Excel exports per client address (10 a minute), a wrong link counting too', async () => {
+    const workbook = `/api/v1/shared/reports/${token}/export.xlsx`;
+    const wrong = `/api/v1/shared/reports/${'x'.repeat(43)}/export.xlsx`;
+    const from = async (address: string, path = workbook) => {
+      const response = await fetch(`${service.url}${path}`, { headers: { 'X-Forwarded-For': address } });
+      return { response, text: Buffer.from(await response.arrayBuffer()).toString('latin1') };
+    };
+    const first = await from('203.0.113.7');
+    expect(first.response.status).toBe(200);
+    expect(first.response.headers.get('ratelimit-policy')).toBe('"share_exports";q=10;w=60');
+    expect(first.response.headers.get('ratelimit')).toMatch(/^"share_exports";r=9;t=\d+$/);
+    // Guessing links spends the same budget.
+    for (let i = 0; i < 8; i++) expect((await from('203.0.113.7', wrong)).response.status).toBe(404);
+    expect((await from('203.0.113.7')).response.status).toBe(200);
+    const refused = await from('203.0.113.7');
+    expect(refused.response.status).toBe(429);
+    expect(Number(refused.response.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.response.headers.get('ratelimit')).toMatch(/^"share_exports";r=0;/);
+    expect(JSON.parse(refused.text).code).toBe('too_many_requests');
+    // Another reader is not held up, and the share page's JSON is not limited.
+    expect((await from('198.51.100.4')).response.status).toBe(200);
+    expect((await from('203.0.113.7', `/api/v1/shared/reports/${token}`)).response.status).toBe(200);
   });
 
   it('answers 404 problem+json for an unknown or malformed token', async () => {
