@@ -6,13 +6,17 @@
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { emitReportEvent } from '../webhooks/delivery.ts';
 
 /** The longest a report can legitimately stay pending: every attempt timing out, plus backoff. */
 export function maxPendingSeconds(config: ServiceContext['config']): number {
   return config.jobTimeoutSeconds * (config.jobRetryLimit + 1) + 600;
 }
 
-/** Fails reports pending for longer than `maxPendingSeconds`. Returns how many it failed. */
+/**
+ * Fails reports pending for longer than `maxPendingSeconds`, each with its `report.failed` webhook event in the
+ * same transaction (an integrator waiting for the event hears of these too). Returns how many it failed.
+ */
 export async function failStaleReports(ctx: ServiceContext, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - maxPendingSeconds(ctx.config) * 1000);
   const em = ctx.db.orm.em.fork();
@@ -35,6 +39,9 @@ export async function failStaleReports(ctx: ServiceContext, now = new Date()): P
       { report: { $in: ids }, status: 'processing' },
       { status: 'failed', errorMessage: message, finishedAt: now, updatedAt: now },
     );
+    // By each report's status now: one that succeeded in the meantime gets no second event (its job emitted
+    // report.succeeded, and an event is recorded once per endpoint).
+    for (const id of ids) await emitReportEvent(ctx, tx, id);
     return ids.length;
   });
 }

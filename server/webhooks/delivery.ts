@@ -78,9 +78,9 @@ export async function recordDeliveries(
 
 /**
  * `report.succeeded` or `report.failed` (by the report's status) to every enabled endpoint of the report's account
- * and mode, in `tx`: THE one call that emits report events (end of the analysis job, and markFailed). Payload
- * `{ type, timestamp, data: { report_id, task_id, status, version_no, share_url, error_message } }`, share_url
- * absolute (APP_URL). Nothing happens for a report still pending, or with no endpoint.
+ * and mode, in `tx`: THE one call that emits report events (end of the analysis job, markFailed, the stale-report
+ * sweeper). Payload `{ type, timestamp, data: { report_id, task_id, status, version_no, share_url,
+ * error_message } }`, share_url absolute (APP_URL). Nothing happens for a report still pending, or with no endpoint.
  */
 export async function emitReportEvent(
   ctx: ServiceContext,

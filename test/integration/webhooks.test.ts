@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { markFailed } from '../../server/jobs/analyseReport.ts';
+import { failStaleReports, maxPendingSeconds } from '../../server/jobs/sweeper.ts';
 import { registry } from '../../server/observability/metrics.ts';
 import { RETRY_SCHEDULE_SECONDS } from '../../server/webhooks/delivery.ts';
 import type { Backend } from '../helpers/database.ts';
@@ -221,16 +222,20 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     expect(verify(endpoint.secret, second!).type).toBe('report.succeeded');
   });
 
+  /** The account that owns an endpoint (the reports inserted for it must belong to that account). */
+  async function accountOf(endpointId: string): Promise<string> {
+    const rows = await service.services.db.orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ account_id: string }>>(`select account_id from webhook_endpoints where id = ?`, [
+        endpointId,
+      ]);
+    return rows[0]!.account_id;
+  }
+
   it('delivers report.failed from markFailed, once however often it runs', async () => {
     const { key, endpoint } = await endpointFor('/failed');
-    const accountId = (
-      await service.services.db.orm.em
-        .fork()
-        .getConnection()
-        .execute<Array<{ account_id: string }>>(`select account_id from webhook_endpoints where id = ?`, [
-          endpoint.id,
-        ])
-    )[0]!.account_id;
+    const accountId = await accountOf(endpoint.id);
     const { reportId, taskId } = await insertReport(service.services, accountId, { status: 'pending' });
     await markFailed(service.services, { reportId, taskId }, 'The statements could not be read.');
     await markFailed(service.services, { reportId, taskId }, 'The statements could not be read.');
@@ -249,6 +254,24 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.at('/failed')).toHaveLength(1);
     expect((await service.request(`${base}/${endpoint.id}/deliveries`, { key })).body.data).toHaveLength(1);
+  });
+
+  it('emits report.failed for a report the stale-report sweeper fails', async () => {
+    const { endpoint } = await endpointFor('/swept');
+    const accountId = await accountOf(endpoint.id);
+    const old = new Date(Date.now() - (maxPendingSeconds(service.services.config) + 60) * 1000);
+    const { reportId, taskId } = await insertReport(service.services, accountId, {
+      status: 'pending',
+      createdAt: old,
+    });
+    expect(await failStaleReports(service.services)).toBeGreaterThanOrEqual(1);
+    const [delivery] = await receiver.waitFor('/swept', 1);
+    const event = verify(endpoint.secret, delivery!);
+    expect(event).toMatchObject({
+      type: 'report.failed',
+      data: { report_id: reportId, task_id: taskId, status: 'failed', share_url: null },
+    });
+    expect(String(event.data.error_message)).toMatch(/did not finish/);
   });
 
   it('sends test-mode events only to test-mode endpoints', async () => {
