@@ -6,7 +6,7 @@
  */
 import { computed, type MaybeRefOrGetter, onBeforeUnmount, onMounted, ref, toValue, watch } from 'vue';
 
-export function useProgressiveRender(total: MaybeRefOrGetter<number>, first = 4, step = 2) {
+export function useProgressiveRender(total: MaybeRefOrGetter<number>, first = 0, step = 2) {
   const shown = ref(first);
   const complete = computed(() => shown.value >= toValue(total));
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -64,3 +64,6 @@ export function isoToBeijingInput(iso: string | Date): string {
 export function safeRedirect(value: unknown): string {
   return typeof value === 'string' && /^\/console(\/[\w\-/]*)?$/.test(value) ? value : '/console';
 }
+
+/** Under every new-password field: what the server's password rules ask for (server/services/accounts.ts). */
+export const PASSWORD_HINT = '至少 10 个字符；避免常见密码、重复字符和与邮箱相同的内容。';
