@@ -19,7 +19,7 @@
 
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
 import type { FieldDoc } from './module.ts';
-import { buildVerdict, MIN_WEIGHT_SHARE } from './verdict.ts';
+import { buildVerdict, type IndustryBands } from './verdict.ts';
 
 /** A data note as a module reports it in `sp_result.data_gaps` (see registry.ts `separateNotes`). */
 export interface ModuleDataGap {
@@ -70,6 +70,8 @@ function collectNotes(sources: readonly AnalysisOutput[]): { data_gaps: DataGap[
 export const CORE_RISK_SLUG = 'core_risk_insight';
 export const CORE_RISK_LABEL = '核心风险洞察';
 export const CORE_RISK_TOP_N = 10;
+/** Label of the verdict's own risks (rules over the year series of grades). */
+export const VERDICT_LABEL = '综合评级';
 
 export interface LevelCounts {
   total_count: number;
@@ -119,6 +121,7 @@ function releasedYearOf(outputs: readonly AnalysisOutput[]): number | null {
 export function buildCoreRiskInsight(
   outputs: readonly AnalysisOutput[],
   labelOf: (slug: string) => string,
+  industryBands?: IndustryBands | null,
 ): AnalysisOutput {
   const sources = outputs.filter((o) => o.slug !== CORE_RISK_SLUG);
   const modules: CoreRiskGroup[] = sources.map((o) => ({
@@ -138,6 +141,25 @@ export function buildCoreRiskInsight(
     })),
   );
   // Array.prototype.sort is stable: equal severities keep module order, then the module's own order.
+  const { verdict, scorecard, risks } = buildVerdict(sources, { industryBands });
+  const notes = collectNotes(sources);
+  // A factor the scorecard could not score is a data gap: the lines that would enable it, named.
+  for (const m of verdict.coverage.missing) {
+    notes.data_gaps.push({
+      code: `scorecard.${m.key}`,
+      message: `评分卡因子“${m.label}”（权重${m.weight}）未计分：${m.requires}。`,
+      disables: [CORE_RISK_SLUG],
+    });
+  }
+  // The verdict's own rules over the year series (a sharp fall in grade) join the report's risks.
+  for (const item of risks)
+    all.push({
+      slug: CORE_RISK_SLUG,
+      label: VERDICT_LABEL,
+      level: item.level,
+      code: item.code ?? null,
+      message: item.message,
+    });
   const top_risks = [...all].sort((a, b) => SEVERITY[b.level] - SEVERITY[a.level]).slice(0, CORE_RISK_TOP_N);
   const overall = countLevels(all);
   const highest_level: RiskLevel | null =
@@ -148,16 +170,6 @@ export function buildCoreRiskInsight(
         : overall.info_count > 0
           ? 'info'
           : null;
-
-  const { verdict, scorecard, incomplete } = buildVerdict(sources);
-  const notes = collectNotes(sources);
-  if (incomplete) {
-    notes.data_gaps.push({
-      code: 'scorecard_incomplete',
-      message: `评分卡中可计算的财务因子权重不足${MIN_WEIGHT_SHARE}%（缺少报表或项目），综合评分与评级仅供参考。`,
-      disables: [CORE_RISK_SLUG],
-    });
-  }
   return {
     slug: CORE_RISK_SLUG,
     sp_result: {
