@@ -8,7 +8,6 @@
 import { describe, expect, it } from 'vitest';
 import { LINE_ITEMS, type LineItemGroup } from '../../worker/catalogue/lineItems.ts';
 import { createContext } from '../../worker/engine/context.ts';
-import { longTermLiabilityModule } from '../../worker/engine/modules/longTermLiability.ts';
 import { num } from '../../worker/engine/decimal.ts';
 import type { AnalysisModule } from '../../worker/engine/module.ts';
 import { bandScore } from '../../worker/engine/modules/balance/businessInputProfitability.ts';
@@ -17,6 +16,7 @@ import {
   CASH_FLOW_MODULES,
   COMPREHENSIVE_MODULES,
 } from '../../worker/engine/modules/balance/index.ts';
+import { longTermLiabilityModule } from '../../worker/engine/modules/longTermLiability.ts';
 import type { AnalysisOutput, NormalisedReport, SheetType } from '../../worker/types.ts';
 import {
   makeReport as buildReport,
@@ -26,7 +26,6 @@ import {
   loadFixture,
   type Q,
   qadd,
-  qchange,
   qcmp,
   qdiv,
   qgrowth,

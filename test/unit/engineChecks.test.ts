@@ -1148,11 +1148,16 @@ describe('statement_arithmetic edge cases', () => {
         },
       },
     });
+    // Most severe first: the break before the explained gap, in the risks and in the mismatch table alike.
     expect(off.risk_items.map((i) => [i.level, i.code])).toEqual([
-      ['info', 'statement_arithmetic.subtotal_gap'],
       ['warning', 'statement_arithmetic.subtotal_mismatch'],
+      ['info', 'statement_arithmetic.subtotal_gap'],
     ]);
-    expect(off.risk_items[1]?.message).toBe(
+    expect((off.sp_result.mismatches as { item: string }[]).map((m) => m.item)).toEqual([
+      'total_assets',
+      'total_shareholders_equity',
+    ]);
+    expect(off.risk_items[0]?.message).toBe(
       '2024年资产负债表“资产总计”为1000.00万元，按负债和所有者权益总计（资产 = 负债 + 所有者权益）计算为1001.00万元，差额-1.00万元，占2024年末资产总计的0.10%。',
     );
     expect(off.sp_result.mismatches).toHaveLength(2);

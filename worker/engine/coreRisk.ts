@@ -70,8 +70,6 @@ function collectNotes(sources: readonly AnalysisOutput[]): { data_gaps: DataGap[
 export const CORE_RISK_SLUG = 'core_risk_insight';
 export const CORE_RISK_LABEL = '核心风险洞察';
 export const CORE_RISK_TOP_N = 10;
-/** Label of the verdict's own risks (rules over the year series of grades). */
-export const VERDICT_LABEL = '综合评级';
 
 export interface LevelCounts {
   total_count: number;
@@ -141,7 +139,7 @@ export function buildCoreRiskInsight(
     })),
   );
   // Array.prototype.sort is stable: equal severities keep module order, then the module's own order.
-  const { verdict, scorecard, risks } = buildVerdict(sources, { industryBands });
+  const { verdict, scorecard } = buildVerdict(sources, { industryBands });
   const notes = collectNotes(sources);
   // A factor the scorecard could not score is a data gap: the lines that would enable it, named.
   for (const m of verdict.coverage.missing) {
@@ -151,15 +149,6 @@ export function buildCoreRiskInsight(
       disables: [CORE_RISK_SLUG],
     });
   }
-  // The verdict's own rules over the year series (a sharp fall in grade) join the report's risks.
-  for (const item of risks)
-    all.push({
-      slug: CORE_RISK_SLUG,
-      label: VERDICT_LABEL,
-      level: item.level,
-      code: item.code ?? null,
-      message: item.message,
-    });
   const top_risks = [...all].sort((a, b) => SEVERITY[b.level] - SEVERITY[a.level]).slice(0, CORE_RISK_TOP_N);
   const overall = countLevels(all);
   const highest_level: RiskLevel | null =

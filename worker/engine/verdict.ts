@@ -100,6 +100,11 @@ export interface Verdict {
   data_quality: DataQuality;
   coverage: Coverage;
   history: HistoryEntry[];
+  /**
+   * The verdict's own rules over `history` (a sharp fall in grade): part of the verdict, shown beside the history,
+   * not counted among the modules' risks.
+   */
+  history_risks: RiskItem[];
   /** The band sets the scored factors were judged against. */
   band_sets: BandSetRef[];
 }
@@ -602,6 +607,7 @@ export function buildVerdict(
       data_quality,
       coverage,
       history,
+      history_risks: risks,
       band_sets,
     },
     scorecard,

@@ -87,7 +87,7 @@ const EXCHANGE_RISK_WARNING: CustomRiskRule = {
         ctx.line(year, 'balance', 'total_shareholders_equity');
       const conditions: string[] = [];
       const lowest = profits.length ? Decimal.min(...profits) : null;
-      if (lowest?.isNegative() && revenue !== null && revenue.lessThan(EXCHANGE_REVENUE_FLOOR_YUAN))
+      if (lowest?.isNegative() && revenue?.lessThan(EXCHANGE_REVENUE_FLOOR_YUAN))
         conditions.push(
           `利润总额、净利润孰低者为${formatValue(toWan(lowest)!, '万元')}（负值）且营业收入${formatValue(toWan(revenue)!, '万元')}低于1亿元`,
         );
