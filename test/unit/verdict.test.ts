@@ -130,6 +130,42 @@ describe('verdict on real filings', () => {
   });
 });
 
+describe('every year judged', () => {
+  it('negative equity in a middle year is a danger of that year; a debt ratio above 100 % is not raised again', () => {
+    const report = makeReport({
+      2022: {
+        balance: {
+          total_assets: '1000000.00',
+          total_liabilities: '600000.00',
+          total_shareholders_equity: '400000.00',
+        },
+      },
+      2023: {
+        balance: {
+          total_assets: '900000.00',
+          total_liabilities: '950000.00',
+          total_shareholders_equity: '-50000.00',
+        },
+      },
+      2024: {
+        balance: {
+          total_assets: '1000000.00',
+          total_liabilities: '650000.00',
+          total_shareholders_equity: '350000.00',
+        },
+      },
+    });
+    const [item] = computeAnalysis(report, ['long_term_liability']);
+    expect(item!.risk_items).toEqual([
+      {
+        level: 'danger',
+        code: 'long_term_liability.negative_equity',
+        message: '2023年末所有者权益合计为-5.00万元，为负数，企业已资不抵债。',
+      },
+    ]);
+  });
+});
+
 describe('backtest harness', () => {
   it('AUC and KS: 1 when every healthy filing scores above every distressed one, 0.5/0 when mixed evenly', () => {
     const separated = [
