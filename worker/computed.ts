@@ -6,7 +6,7 @@
  */
 import { buildCoreRiskInsight } from './engine/coreRisk.ts';
 import { analysisLabel, computeAnalysis } from './engine/registry.ts';
-import { SCORECARD_FACTORS } from './engine/verdict.ts';
+import { VERDICT_INPUTS } from './engine/verdict.ts';
 import type { AnalysisOutput, NormalisedReport, RiskItem } from './types.ts';
 
 export interface ComputedItem {
@@ -20,13 +20,13 @@ export interface ComputedItem {
   risk_items: RiskItem[];
 }
 
-/** The items whose figures the verdict's scorecard reads (`balance_sheet`: whether the cross-checks ran). */
-const VERDICT_SLUGS = new Set([...SCORECARD_FACTORS.map((f) => f.slug), 'distress_signals', 'balance_sheet']);
+/** The items whose figures the verdict's scorecard reads. */
+const VERDICT_SLUGS = new Set(Object.keys(VERDICT_INPUTS));
 
 /**
  * The part of an item's sp_result the core risk insight reads: released_year, the item's data gaps and
- * strengths, and — for the items the verdict scores — their flat (non-object) figures. Everything else
- * (series, tables) stays in the JSON text.
+ * strengths, and — for the items the verdict scores — their flat (non-object) figures and the year series of
+ * the scored keys. Everything else (other series, tables) stays in the JSON text.
  */
 export function coreView(slug: string, spResult: Record<string, unknown>): Record<string, unknown> {
   const view: Record<string, unknown> = { released_year: spResult.released_year };
@@ -35,6 +35,13 @@ export function coreView(slug: string, spResult: Record<string, unknown>): Recor
   if (VERDICT_SLUGS.has(slug)) {
     for (const [key, value] of Object.entries(spResult))
       if (value === null || typeof value !== 'object') view[key] = value;
+    // The year series of the keys the verdict scores (verdict.history): nothing else of the series.
+    if (Array.isArray(spResult.series)) {
+      const keys = VERDICT_INPUTS[slug]!;
+      view.series = (spResult.series as Record<string, unknown>[]).map((row) =>
+        Object.fromEntries([['year', row.year], ...keys.map((k) => [k, row[k] ?? null])]),
+      );
+    }
   }
   return view;
 }

@@ -546,11 +546,8 @@ function writeCoreRisk(
       : `截至${yearText}，${groups.length}个分析项均未触发风险规则，风险提示为${formatFigure(0, '条')}。`,
   );
 
-  const verdict = sp.verdict as { grade?: string; label?: string; score?: number } | undefined;
-  if (verdict?.grade && typeof verdict.score === 'number')
-    parts.push(
-      `评分卡综合评分为${formatFigure(verdict.score, '分')}，评级${verdict.grade}（${verdict.label}）。`,
-    );
+  const verdict = sp.verdict as VerdictView | undefined;
+  if (verdict?.grade && typeof verdict.score === 'number') parts.push(verdictSentence(verdict));
 
   const benchmarks = reportItems.find((o) => o.slug === 'financial_benchmarks');
   if (benchmarks) {
@@ -569,7 +566,9 @@ function writeCoreRisk(
         .map((g) => g.label)
         .slice(0, 3),
     );
-  if (danger > 0)
+  if (verdict?.grade && typeof verdict.score === 'number')
+    parts.push(overallByGrade(verdict, danger, warning, severe));
+  else if (danger > 0)
     parts.push(
       `总体判断：存在${formatFigure(danger, '条')}危险级风险，集中在${severe('danger')}，财务风险较高，应优先核实处理。`,
     );
@@ -606,6 +605,61 @@ function writeCoreRisk(
     next_steps: steps.slice(0, MAX_STEPS),
     risk_items: [],
   };
+}
+
+/** What the writer reads of core_risk_insight's verdict (worker/engine/verdict.ts). */
+interface VerdictView {
+  grade?: string;
+  label?: string;
+  score?: number;
+  provisional?: boolean;
+  status?: string | null;
+  provisional_reasons?: { code: string; message: string }[];
+  drivers?: { reason?: string; effect?: number }[];
+  coverage?: { weight_share?: number };
+}
+
+/** The grade, its score and coverage, and the two drivers that moved it most, each with its reason. */
+function verdictSentence(verdict: VerdictView): string {
+  const coverage = verdict.coverage?.weight_share;
+  const coverageText =
+    typeof coverage === 'number' && coverage < 100
+      ? `（评分覆盖评分卡${formatFigure(coverage, '%')}的权重）`
+      : '';
+  const reasons = (verdict.drivers ?? [])
+    .slice(0, 2)
+    .map((d) => d.reason)
+    .filter((r): r is string => typeof r === 'string');
+  return `评分卡综合评分为${formatFigure(verdict.score!, '分')}${coverageText}，评级${verdict.grade}（${verdict.label}）${reasons.length ? `，主要因素：${reasons.join('；')}` : ''}。`;
+}
+
+/**
+ * The overall judgement, in the grade's words: the text never calls an A "需关注" nor an E "未见异常". A
+ * provisional verdict says so first, naming why.
+ */
+function overallByGrade(
+  verdict: VerdictView,
+  danger: number,
+  warning: number,
+  severe: (level: RiskLevel) => string,
+): string {
+  const provisional = verdict.provisional
+    ? `${(verdict.provisional_reasons ?? []).map((r) => r.message.replace(/[。；\s]+$/, '')).join('；') || (verdict.status ?? '')}。`
+    : '';
+  const open =
+    danger > 0
+      ? `另有${formatFigure(danger, '条')}危险级风险（${severe('danger')}）需逐条核实`
+      : warning > 0
+        ? `另有${formatFigure(warning, '条')}警告（${severe('warning')}）需跟踪`
+        : '';
+  const byGrade: Record<string, string> = {
+    A: `总体判断：评级${verdict.grade}（${verdict.label}），偿债、盈利与现金指标总体健康${open ? `；${open}，但不改变总体判断` : ''}。`,
+    B: `总体判断：评级${verdict.grade}（${verdict.label}），财务状况总体稳健${open ? `；${open}` : ''}。`,
+    C: `总体判断：评级${verdict.grade}（${verdict.label}），部分指标处于平均值以下，需持续关注${open ? `；${open}` : ''}。`,
+    D: `总体判断：评级${verdict.grade}（${verdict.label}），多项指标偏弱，财务风险较高${open ? `；${open}` : ''}，应优先核实处理。`,
+    E: `总体判断：评级${verdict.grade}（${verdict.label}），财务风险高${open ? `；${open}` : ''}，应优先核实处理。`,
+  };
+  return provisional + (byGrade[verdict.grade ?? ''] ?? byGrade.C!);
 }
 
 /**

@@ -38,11 +38,47 @@ const VERDICT = {
       key: 'debt_to_asset_ratio',
       label: '资产负债率',
       value: 72.1,
+      unit: '%',
       effect: -12.5,
+      reason: '资产负债率72.1%，不高于较低值86.4%：-12.50分',
     },
     { slug: 'short_term_liability', key: 'current_ratio', label: '流动比率', value: 0.9, effect: -8.25 },
     { slug: 'profitability', key: 'roe', label: '净资产收益率', value: 11.2, effect: 4.5 },
   ],
+  // A danger-level break: the verdict is provisional, its reason named beside the grade.
+  provisional: true,
+  status: '数据存疑，评级待核实',
+  provisional_reasons: [
+    { code: 'data_quality', message: '数据存疑，评级待核实：2023年资产负债表“存货”年初余额与上年末不一致。' },
+  ],
+  data_quality: {
+    level: 'unreliable',
+    issues: [
+      {
+        slug: 'balance_sheet',
+        code: 'balance_sheet.opening_mismatch',
+        year: 2023,
+        level: 'danger',
+        message: '2023年资产负债表“存货”年初余额与上年末不一致。',
+      },
+    ],
+  },
+  coverage: {
+    weight_share: 72,
+    threshold: 60,
+    missing: [
+      {
+        slug: 'short_term_liability',
+        key: 'quick_ratio',
+        label: '速动比率',
+        weight: 9,
+        requires: '提交流动资产合计、存货、流动负债合计',
+      },
+    ],
+  },
+  history: [],
+  history_risks: [],
+  band_sets: [],
 };
 
 describe('share page for a credit officer', () => {
@@ -169,6 +205,15 @@ describe('share page for a credit officer', () => {
       expect(verdict).toContain('61.25');
       expect(verdict).toContain('资产负债率');
       expect(verdict).toContain('−12.50 分');
+      expect(verdict).toContain('72.10%');
+      expect(await page.textContent('[data-testid=verdict-provisional]')).toContain(
+        '数据存疑，评级待核实2023年资产负债表“存货”年初余额与上年末不一致',
+      );
+      expect(await page.textContent('[data-testid=verdict-coverage]')).toContain('评分覆盖 72.00% 权重');
+      expect(await page.textContent('[data-testid=verdict-quality]')).toContain('数据不一致');
+      expect(await page.textContent('[data-testid=verdict-missing]')).toContain(
+        '速动比率（提交流动资产合计、存货、流动负债合计）',
+      );
       const figures = await page.$$eval('[data-testid=headline-figures] .figure', (fs) =>
         fs.map((f) => f.textContent ?? ''),
       );

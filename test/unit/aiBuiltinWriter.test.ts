@@ -152,12 +152,26 @@ describe('built-in writer across fixtures', () => {
     const core = TEXTS['general_new-4y-inconsistent'].get('core_risk_insight')!;
     // Risks only: the data notes (no EPS, no OCI lines) are not counted; the restated inventory is a warning.
     expect(core).toContain('共识别出4条风险提示（危险1条、警告3条、提示0条）');
-    expect(core).toContain('总体判断：存在1条危险级风险');
+    // The restated revenue is a danger-level data break: the verdict is provisional and says why, first.
+    expect(core).toContain('数据存疑，评级待核实：2024年利润表“营业收入”上年金额');
     expect(core).toMatch(/评分卡综合评分为[\d.]+分，评级[A-E]（[\u4e00-\u9fff]+）/);
+    expect(core).toContain('另有1条危险级风险（利润表数据核对）需逐条核实');
     expect(core).toContain('【利润表数据核对】');
     expect(core).toContain('营业收入为11,715.65万元');
     const calm = TEXTS['general_old-5y-ai'].get('core_risk_insight')!;
-    expect(calm).toContain('总体判断：规则检查未发现警告及以上级别的风险');
+    expect(calm).toContain('总体判断：评级A（低风险），偿债、盈利与现金指标总体健康。');
+  });
+
+  it("the overall judgement agrees with the grade: its words are the grade's, never another level's", () => {
+    for (const [name, texts] of Object.entries(TEXTS)) {
+      const core = texts.get('core_risk_insight')!;
+      const verdict = REPORTS[name as keyof typeof REPORTS].find((o) => o.slug === 'core_risk_insight')!
+        .sp_result.verdict as { grade: string; label: string };
+      expect(core, name).toContain(`总体判断：评级${verdict.grade}（${verdict.label}）`);
+      if (verdict.grade === 'A' || verdict.grade === 'B')
+        expect(core, name).not.toMatch(/需关注水平|风险较高/);
+      expect(core, name).not.toContain('。。');
+    }
   });
 
   it('ignores model-proposed risk items', () => {

@@ -9,7 +9,7 @@ import {
 } from '../../worker/engine/coreRisk.ts';
 import { CHECK_MODULES, SIGNAL_MODULES } from '../../worker/engine/modules/checks/index.ts';
 import { ANALYSIS_SLUGS, assembleReportItems, computeAnalysis } from '../../worker/engine/registry.ts';
-import { SCORECARD_FACTORS } from '../../worker/engine/verdict.ts';
+import { buildVerdict, SCORECARD_FACTORS } from '../../worker/engine/verdict.ts';
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../../worker/types.ts';
 import { loadFixture, makeReport, toReport, type YearInput } from '../helpers/engineFixtures.ts';
 
@@ -148,7 +148,7 @@ describe('buildCoreRiskInsight', () => {
     ]);
   });
 
-  it('empty input: zero counts, empty groups, no released year, no risk items; the scorecard says it is incomplete', () => {
+  it('empty input: zero counts, empty groups, no released year, no risk items; every factor is a data gap and the verdict is provisional', () => {
     const core = buildCoreRiskInsight([], labelOf);
     expect(core).toMatchObject({
       slug: 'core_risk_insight',
@@ -165,13 +165,20 @@ describe('buildCoreRiskInsight', () => {
       },
       risk_items: [],
     });
-    expect(core.sp_result.data_gaps).toEqual([
-      {
-        code: 'scorecard_incomplete',
-        message: '评分卡中可计算的财务因子权重不足50%（缺少报表或项目），综合评分与评级仅供参考。',
-        disables: ['core_risk_insight'],
-      },
-    ]);
+    const gaps = core.sp_result.data_gaps as { code: string; message: string; disables: string[] }[];
+    expect(gaps.map((g) => g.code)).toEqual(SCORECARD_FACTORS.map((f) => `scorecard.${f.key}`));
+    expect(gaps.find((g) => g.code === 'scorecard.quick_ratio')).toEqual({
+      code: 'scorecard.quick_ratio',
+      message: '评分卡因子“速动比率”（权重9）未计分：提交流动资产合计、存货、流动负债合计。',
+      disables: ['core_risk_insight'],
+    });
+    expect(core.sp_result.verdict).toMatchObject({
+      provisional: true,
+      status: '数据不足，评级仅供参考',
+      coverage: { weight_share: 0, threshold: 60 },
+      data_quality: { level: 'reliable', issues: [] },
+      history: [],
+    });
   });
 
   it('modules without risks: zero counts, highest level null, released year from the first output that has one', () => {
@@ -366,22 +373,95 @@ describe('verdict', () => {
     for (const d of verdict.drivers.slice(0, 3)) expect(d.effect).toBeLessThan(0);
   });
 
-  it('a broken filing costs the data cross-check points (a danger mismatch scores 0)', () => {
-    const clean = fullReport(soundYears())[0]!.sp_result.scorecard as { key: string; score: number }[];
+  it('a broken filing changes data_quality and makes the verdict provisional, never the score', () => {
     const years = soundYears();
     // 2024 opens with 100万元 more inventory than 2023 closed with: ≥ 5% of total assets → danger.
     years[2024]!.balance!.inventory = [w(110), w(100 + 100)];
-    const broken = fullReport(years)[0]!.sp_result.scorecard as { key: string; score: number }[];
-    expect(clean.find((e) => e.key === 'data_check_level')?.score).toBe(100);
-    expect(broken.find((e) => e.key === 'data_check_level')).toMatchObject({
-      score: 0,
-      slug: 'balance_sheet',
+    const clean = fullReport(soundYears())[0]!.sp_result;
+    const broken = fullReport(years)[0]!.sp_result;
+    const cleanVerdict = clean.verdict as Record<string, unknown>;
+    const brokenVerdict = broken.verdict as Record<string, unknown>;
+    expect(cleanVerdict).toMatchObject({
+      provisional: false,
+      status: null,
+      data_quality: { level: 'reliable', issues: [] },
     });
-    // Figures that do not reconcile cap the verdict at C, the cut counted in the data-check effect.
-    expect(fullReport(soundYears())[0]!.sp_result.verdict).toMatchObject({ grade: 'A' });
-    const verdict = fullReport(years)[0]!.sp_result.verdict as { grade: string; score: number };
-    expect(verdict).toMatchObject({ grade: 'C', score: 59.99 });
-    const effects = broken.map((e) => (e as unknown as { effect: number }).effect);
-    expect(50 + effects.reduce((a, b) => a + b, 0)).toBeCloseTo(59.99, 1);
+    expect(brokenVerdict).toMatchObject({
+      grade: cleanVerdict.grade,
+      score: cleanVerdict.score,
+      provisional: true,
+      status: '数据存疑，评级待核实',
+      data_quality: {
+        level: 'unreliable',
+        issues: [
+          { slug: 'balance_sheet', code: 'balance_sheet.opening_mismatch', year: 2024, level: 'danger' },
+        ],
+      },
+    });
+    const reasons = brokenVerdict.provisional_reasons as { code: string; message: string }[];
+    expect(reasons[0]!.code).toBe('data_quality');
+    expect(reasons[0]!.message).toMatch(/^数据存疑，评级待核实：2024年.*存货/);
+    // No scorecard row scores consistency: the two scorecards are the same row for row.
+    expect(broken.scorecard).toEqual(clean.scorecard);
+    expect((clean.scorecard as { key: string }[]).map((e) => e.key)).not.toContain('data_check_level');
+  });
+
+  it('coverage: the weight share scored and the factors left out with the lines that enable them', () => {
+    const years = soundYears();
+    for (const y of Object.values(years)) {
+      delete y.balance!.total_current_assets;
+      delete y.balance!.total_current_liabilities;
+    }
+    const verdict = fullReport(years)[0]!.sp_result.verdict as {
+      coverage: { weight_share: number; missing: { key: string; requires: string }[] };
+      provisional: boolean;
+    };
+    expect(verdict.coverage.missing.map((m) => m.key)).toEqual(
+      expect.arrayContaining(['quick_ratio', 'cash_flow_liability_ratio', 'altman_headline_score']),
+    );
+    expect(verdict.coverage.missing.find((m) => m.key === 'quick_ratio')!.requires).toContain('流动资产合计');
+    const scored = SCORECARD_FACTORS.filter((f) => !verdict.coverage.missing.some((m) => m.key === f.key));
+    expect(verdict.coverage.weight_share).toBe(scored.reduce((s, f) => s + f.weight, 0));
+    expect(verdict.provisional).toBe(verdict.coverage.weight_share < 60);
+  });
+
+  it('drivers carry value, unit and a one-line reason naming the band passed', () => {
+    const [core] = fullReport(soundYears(), { industry_sector_code: 'C' });
+    const drivers = (core!.sp_result.verdict as { drivers: Record<string, unknown>[] }).drivers;
+    const debt = drivers.find((d) => d.key === 'debt_to_asset_ratio');
+    // 400 / 1100 = 36.36 % ≤ 优秀值 48 %: score 100, effect = 13/Σweights × 50.
+    expect(debt).toMatchObject({ value: 36.36, unit: '%' });
+    expect(debt!.reason).toBe(`资产负债率36.36%，不高于优秀值48%：+${(debt!.effect as number).toFixed(2)}分`);
+    for (const d of drivers) expect(d.reason).toMatch(/：[+-]?\d+\.\d{2}分$/);
+  });
+
+  it('history: a grade for each year that has its prior year; a fall of two grades is a risk of that year', () => {
+    const years: Record<number, YearInput> = { 2022: soundYears()[2023]!, ...soundYears() };
+    years[2022] = structuredClone(soundYears()[2023]!);
+    const y24 = years[2024]!;
+    y24.income!.net_profit = [w(-150), w(120)];
+    y24.income!.total_profit = [w(-150), w(150)];
+    y24.balance!.total_liabilities = [w(1050), w(400)];
+    y24.balance!.total_shareholders_equity = [w(50), w(700)];
+    y24.cash_flow!.net_cf_operating = [w(-200), w(192)];
+    const [core, ...items] = fullReport(years);
+    const verdict = core!.sp_result.verdict as {
+      history: { year: number; grade: string; score: number }[];
+      score: number;
+    };
+    expect(verdict.history.map((h) => h.year)).toEqual([2023, 2024]);
+    expect(verdict.history.at(-1)!.score).toBe(verdict.score);
+    expect(verdict.history[0]!.grade).toBe('A');
+    expect(verdict.history[1]!.grade).toBe('E');
+    // The verdict's own risk (A → E), beside its history.
+    const { risks } = buildVerdict(items);
+    expect((core!.sp_result.verdict as { history_risks: unknown[] }).history_risks).toEqual(risks);
+    expect(risks).toEqual([
+      {
+        level: 'warning',
+        code: 'core_risk_insight.grade_fall',
+        message: `2024年评级由2023年的A级（${verdict.history[0]!.score}分）降至E级（${verdict.history[1]!.score}分），下降4级，财务状况明显恶化。`,
+      },
+    ]);
   });
 });

@@ -16,6 +16,7 @@ import {
   CASH_FLOW_MODULES,
   COMPREHENSIVE_MODULES,
 } from '../../worker/engine/modules/balance/index.ts';
+import { longTermLiabilityModule } from '../../worker/engine/modules/longTermLiability.ts';
 import type { AnalysisOutput, NormalisedReport, SheetType } from '../../worker/types.ts';
 import {
   makeReport as buildReport,
@@ -25,7 +26,6 @@ import {
   loadFixture,
   type Q,
   qadd,
-  qchange,
   qcmp,
   qdiv,
   qgrowth,
@@ -155,14 +155,38 @@ function expectations(r: Raw) {
   const flowRow = (y: number, keys: [string, string, string]): Row => {
     const c = flows((k) => r.cf(y, k), ...keys);
     const p = flows((k) => pcf(y, k), ...keys);
+    // Guarded like every change rate: scale = the prior period's revenue (materiality.ts priorScale).
+    const scale = r.incLast(y, 'revenue') ?? (y === first ? null : r.inc(y - 1, 'revenue'));
+    const g = {
+      cash_inflow_change_rate: qgrowth(c.inflow, p.inflow, scale),
+      cash_outflow_change_rate: qgrowth(c.outflow, p.outflow, scale),
+      net_cash_flow_change_rate: qgrowth(c.net, p.net, scale),
+    };
+    const reasons = Object.fromEntries(
+      Object.entries(g)
+        .filter(([, v]) => v.reason !== null)
+        .map(([k, v]) => [k, v.reason]),
+    );
     return {
       cash_inflow: qwan(c.inflow),
       cash_outflow: qwan(c.outflow),
       net_cash_flow: qwan(c.net),
-      cash_inflow_change_rate: qchange(c.inflow, p.inflow),
-      cash_outflow_change_rate: qchange(c.outflow, p.outflow),
-      net_cash_flow_change_rate: qchange(c.net, p.net),
+      cash_inflow_change_rate: g.cash_inflow_change_rate.rate,
+      cash_outflow_change_rate: g.cash_outflow_change_rate.rate,
+      net_cash_flow_change_rate: g.net_cash_flow_change_rate.rate,
+      ...(Object.keys(reasons).length > 0 ? { null_reasons: reasons } : {}),
     };
+  };
+  const zero = int(0);
+  const atLeastZero = (v: R) => (v !== null && qsign(v) > 0 ? v : zero);
+  const adjustedEquity = (y: number, eq: Q): R => {
+    const mixed = r.cf(y, 'dividends_interest_paid');
+    const distributions =
+      r.cf(y, 'dividends_paid') ??
+      (mixed === null ? zero : atLeastZero(qsub(mixed, r.inc(y, 'interest_expense') ?? zero)));
+    const treasury = r.end(y, 'treasury_stock');
+    const buyback = treasury === null ? zero : atLeastZero(qsub(treasury, pb(y, 'treasury_stock') ?? zero));
+    return qsub(qadd(qadd(eq, distributions), buyback), r.cf(y, 'capital_received') ?? zero);
   };
   const OP: [string, string, string] = ['op_cash_in_total', 'op_cash_out_total', 'net_cf_operating'];
   const netOp = (y: number) => flows((k) => r.cf(y, k), ...OP).net;
@@ -340,7 +364,10 @@ function expectations(r: Raw) {
         long_term_debt_to_equity_ratio: qpct(r.end(y, 'total_noncurrent_liabilities'), eq),
         retained_earnings_growth_rate: grate(y, 'retained_earnings'),
         ...reasonsOf([['retained_earnings_growth_rate', y, 'retained_earnings']]),
-        capital_preservation_ratio: beginEq !== null && qsign(beginEq) > 0 ? qpct(eq, beginEq) : null,
+        // 客观增减因素: + distributions (dividends_paid, else dividends_interest_paid − interest_expense, ≥ 0)
+        // + the rise of treasury stock − capital paid in; a missing line counts as 0.
+        capital_preservation_ratio:
+          beginEq !== null && qsign(beginEq) > 0 && eq !== null ? qpct(adjustedEquity(y, eq), beginEq) : null,
         total_shareholders_equity: qwan(eq),
       };
     },
@@ -420,21 +447,12 @@ function expectations(r: Raw) {
         : [],
     current_liabilities_structure: () => [],
     noncurrent_liabilities_structure: () => [],
-    shareholder_equity_change_rate: () => {
-      const codes: string[] = [];
-      const eqRate = qchange(
-        r.end(latest, 'total_shareholders_equity'),
-        pb(latest, 'total_shareholders_equity'),
-      );
-      if (lt(eqRate, -10)) codes.push('shareholder_equity_change_rate.total_equity_decline');
-      if (lt(r.end(latest, 'retained_earnings'), 0))
-        codes.push('shareholder_equity_change_rate.retained_earnings_negative');
-      return codes;
-    },
-    shareholder_equity_structure: () =>
-      lt(r.end(latest, 'total_shareholders_equity'), 0)
-        ? ['shareholder_equity_structure.negative_equity']
+    // A fall in equity is judged once, by capital preservation; negative equity once, by long_term_liability.
+    shareholder_equity_change_rate: () =>
+      lt(r.end(latest, 'retained_earnings'), 0)
+        ? ['shareholder_equity_change_rate.retained_earnings_negative']
         : [],
+    shareholder_equity_structure: () => [],
     operating_activities: () => {
       const codes: string[] = [];
       if (r.years.some((y) => !r.hasSheet(y, 'cash_flow')))
@@ -454,16 +472,13 @@ function expectations(r: Raw) {
       }
       return codes;
     },
+    // The equity ratio is 100 − the debt ratio: judged once, by long_term_liability.
     shareholder_equity: () => {
-      const codes: string[] = [];
-      if (lt(qpct(r.end(latest, 'total_shareholders_equity'), r.end(latest, 'total_assets')), 30)) {
-        codes.push('shareholder_equity.equity_ratio_low');
-      }
+      const eq = r.end(latest, 'total_shareholders_equity');
       const beginEq = r.begin(latest, 'total_shareholders_equity');
-      if (lt(qpct(r.end(latest, 'total_shareholders_equity'), beginEq), 100)) {
-        codes.push('shareholder_equity.capital_preservation_low');
-      }
-      return codes;
+      return eq !== null && lt(qpct(adjustedEquity(latest, eq), beginEq), 100)
+        ? ['shareholder_equity.capital_preservation_low']
+        : [];
     },
     business_input_profitability: () => [],
   };
@@ -520,7 +535,8 @@ describe('the module lists', () => {
       const sp = m.compute(createContext(toReport(loadFixture('general_new-3y')))).sp_result;
       const documented = new Set(m.fields.map((f) => f.key));
       for (const key of Object.keys(sp)) {
-        if (key === 'released_year' || key === 'series') continue;
+        // null_reasons: contract 2, documented once in the catalogue's null_reasons.
+        if (key === 'released_year' || key === 'series' || key === 'null_reasons') continue;
         if (key === 'items') {
           const item = (sp.items as Record<string, unknown>[])[0]!;
           for (const k of Object.keys(item)) {
@@ -611,10 +627,11 @@ describe('hand-checked spot values (general_new-3y, 2024)', () => {
     });
     // (136 065 751.73 − 126 285 687.36) / 126 285 687.36 = 7.744 %
     expect(sp('total_assets_change_rate').total_assets_change_rate).toBe(7.74);
-    // 90 283 405.82 / 136 065 751.73 = 66.35 %; / 76 658 064.13 (beginning) = 117.77 %
+    // 90 283 405.82 / 136 065 751.73 = 66.35 %; capital preservation adds back the distributions
+    // (4 247 712.49 paid − 966 721.57 interest): 93 564 396.74 / 76 658 064.13 (beginning) = 122.05 %
     expect(sp('shareholder_equity')).toMatchObject({
       equity_ratio: 66.35,
-      capital_preservation_ratio: 117.77,
+      capital_preservation_ratio: 122.05,
     });
     // net operating cash 17 729 919.12 / net profit 16 906 332.61 = 1.0487 → 1.05
     expect(sp('operating_activities').net_cash_to_net_profit).toBe(1.05);
@@ -911,7 +928,7 @@ describe('balance-sheet risk rules on a crafted shrinking year', () => {
     ]);
   });
 
-  it('equity changes: total −45 % (warning) and negative retained earnings (warning)', () => {
+  it('equity changes: total −45 % (no risk of its own: capital preservation judges it) and negative retained earnings (warning)', () => {
     const out = analyse(shrinking, 'shareholder_equity_change_rate');
     expect(out.sp_result).toMatchObject({
       retained_earnings: -10,
@@ -924,12 +941,6 @@ describe('balance-sheet risk rules on a crafted shrinking year', () => {
       paid_in_capital_change_rate: 0,
     });
     expect(out.risk_items).toEqual([
-      {
-        level: 'warning',
-        code: 'shareholder_equity_change_rate.total_equity_decline',
-        message:
-          '2024年末所有者权益合计增减率为-45.00%，低于-10%，所有者权益明显减少，需关注亏损、利润分配或减资等原因。',
-      },
       {
         level: 'warning',
         code: 'shareholder_equity_change_rate.retained_earnings_negative',
@@ -953,7 +964,8 @@ describe('balance-sheet risk rules on a crafted shrinking year', () => {
       {
         level: 'warning',
         code: 'shareholder_equity.capital_preservation_low',
-        message: '2024年资本保值增值率为55.00%，低于100%，所有者权益未能保值。',
+        message:
+          '2024年资本保值增值率（加回对所有者的分配与回购、扣除吸收投资）为55.00%，低于100%，所有者权益未能保值。',
       },
     ]);
   });
@@ -976,7 +988,7 @@ describe('negative and thin equity', () => {
       },
     });
 
-  it('negative equity: structure shares are null and a danger is raised', () => {
+  it('negative equity: structure shares are null; the danger is raised once (long_term_liability), not here', () => {
     const report = withEquity('-200000.00', '-700000.00');
     const structure = analyse(report, 'shareholder_equity_structure');
     expect(structure.sp_result).toMatchObject({
@@ -990,36 +1002,25 @@ describe('negative and thin equity', () => {
       other_equity_share: null,
       total_shareholders_equity: -20,
     });
-    expect(structure.risk_items).toEqual([
-      {
-        level: 'danger',
-        code: 'shareholder_equity_structure.negative_equity',
-        message: '2024年末所有者权益合计为-20.00万元，为负数，企业已资不抵债，权益结构占比无意义。',
-      },
-    ]);
-    // −200 000 / 1 000 000 = −20 % < 15 → danger only; 300 000 / −200 000 = −150 %; −200 000 / 500 000 = −40 %
+    expect(structure.risk_items).toEqual([]);
+    expect(longTermLiabilityModule.compute(createContext(report)).risk_items.map((i) => i.code)).toContain(
+      'long_term_liability.negative_equity',
+    );
+    // −200 000 / 1 000 000 = −20 %; 300 000 / −200 000 = −150 %; −200 000 / 500 000 = −40 %
     const equity = analyse(report, 'shareholder_equity');
     expect(equity.sp_result).toMatchObject({
       equity_ratio: -20,
       long_term_debt_to_equity_ratio: -150,
       capital_preservation_ratio: -40,
     });
-    expect(codes(equity)).toEqual([
-      'shareholder_equity.equity_ratio_low:danger',
-      'shareholder_equity.capital_preservation_low:warning',
-    ]);
-    expect(equity.risk_items[0]!.message).toBe(
-      '2024年末股东权益比率为-20.00%，低于15%，资产主要依靠负债形成，财务结构偏弱。',
-    );
+    // The equity ratio is 100 − the debt ratio: no risk of its own (long_term_liability judges the debt ratio).
+    expect(codes(equity)).toEqual(['shareholder_equity.capital_preservation_low:warning']);
   });
 
-  it('equity ratio 20 % → warning; a retained-earnings loss shrinking counts as growth', () => {
+  it('equity ratio 20 %: no risk of its own; a retained-earnings loss shrinking counts as growth', () => {
     const report = withEquity('200000.00', '-300000.00');
     const equity = analyse(report, 'shareholder_equity');
-    expect(codes(equity)).toEqual([
-      'shareholder_equity.equity_ratio_low:warning',
-      'shareholder_equity.capital_preservation_low:warning',
-    ]);
+    expect(codes(equity)).toEqual(['shareholder_equity.capital_preservation_low:warning']);
     // the 2023 statement has no retained earnings line → no growth rate
     expect(equity.sp_result.retained_earnings_growth_rate).toBeNull();
     const improving = makeReport({
@@ -1214,7 +1215,7 @@ describe('cash flow', () => {
     },
   });
 
-  it('derives missing subtotals and the net from detail lines; two negative years are a danger', () => {
+  it('derives missing subtotals and the net from detail lines; each negative year is judged, two in a row a danger', () => {
     const out = analyse(strained, 'operating_activities');
     expect(out.sp_result).toMatchObject({
       cash_inflow: 82,
@@ -1230,6 +1231,12 @@ describe('cash flow', () => {
       net_cash_to_net_profit: -0.5,
     });
     expect(out.risk_items).toEqual([
+      {
+        level: 'warning',
+        code: 'operating_activities.net_operating_cash_negative',
+        message:
+          '2023年经营活动产生的现金流量净额为-3.00万元，为负数，经营活动未能带来现金净流入，需关注回款与营运资金压力。',
+      },
       {
         level: 'danger',
         code: 'operating_activities.net_operating_cash_negative',

@@ -818,7 +818,7 @@ describe('comparative edge cases', () => {
     cash_flow: cash,
   });
 
-  it('货币资金 vs 现金及现金等价物 is information, not a mismatch; a large non-equivalent share is a warning', () => {
+  it('货币资金 vs 现金及现金等价物 is information, not a mismatch; a large non-equivalent share is information (CAS 31) unless equivalents fall short of short-term debt', () => {
     const report = makeReport({
       2024: year(
         // 货币资金 260, of which 现金及现金等价物 100: 160 (61.54%) restricted or not equivalent (CAS 31).
@@ -839,13 +839,40 @@ describe('comparative edge cases', () => {
       non_equivalent_cash_share: 61.54,
     });
     expect(sp_result.mismatches).toEqual([]);
+    // No short-term debt submitted: the share is information (term deposits are a normal treasury choice).
     expect(risk_items).toEqual([
       {
-        level: 'warning',
+        level: 'info',
         code: 'comparative.non_equivalent_cash_high',
         message:
-          '2024年末货币资金260.00万元中，现金及现金等价物为100.00万元，其余160.00万元（占货币资金的61.54%，超过50%）为受限资金或三个月以上定期存款等非现金等价物，可随时动用的资金少于货币资金所示，流动性弱于账面。',
+          '2024年末货币资金260.00万元中，现金及现金等价物为100.00万元，其余160.00万元（占货币资金的61.54%，超过50%）为三个月以上定期存款或受限资金等非现金等价物（CAS 31）。',
       },
+    ]);
+    // The same cash with short-term debt beside it: the level and the closing clause follow the cover.
+    const withDebt = (debt: Lines) =>
+      run(
+        makeReport({
+          2024: year(
+            { net_increase_cash: w(75), cash_ending: w(100), cash_beginning: w(25) },
+            { revenue: w(500), net_profit: w(50) },
+            { cash_and_equivalents: [w(260), w(200)], ...debt },
+          ),
+        }),
+        'comparative',
+      ).risk_items.map((i) => [
+        i.level,
+        i.message.slice(i.message.indexOf('（CAS 31）') + '（CAS 31）'.length),
+      ]);
+    // Equivalents 100 cover short-term debt 80 (短期借款 50 + 一年内到期 30): still information.
+    expect(withDebt({ short_term_borrowings: w(50), non_current_liabilities_due_within_1y: w(30) })).toEqual([
+      ['info', '；现金及现金等价物足以覆盖短期借款与一年内到期的非流动负债合计80.00万元。'],
+    ]);
+    // Equivalents 100 below short-term debt 150: the money at hand does not meet it — a warning.
+    expect(withDebt({ short_term_borrowings: w(150) })).toEqual([
+      [
+        'warning',
+        '；现金及现金等价物低于短期借款与一年内到期的非流动负债合计150.00万元，可随时动用的资金不足以覆盖短期债务。',
+      ],
     ]);
     // Half or less not equivalent: information only.
     const modest = makeReport({
@@ -1111,11 +1138,16 @@ describe('statement_arithmetic edge cases', () => {
         },
       },
     });
+    // Most severe first: the break before the explained gap, in the risks and in the mismatch table alike.
     expect(off.risk_items.map((i) => [i.level, i.code])).toEqual([
-      ['info', 'statement_arithmetic.subtotal_gap'],
       ['warning', 'statement_arithmetic.subtotal_mismatch'],
+      ['info', 'statement_arithmetic.subtotal_gap'],
     ]);
-    expect(off.risk_items[1]?.message).toBe(
+    expect((off.sp_result.mismatches as { item: string }[]).map((m) => m.item)).toEqual([
+      'total_assets',
+      'total_shareholders_equity',
+    ]);
+    expect(off.risk_items[0]?.message).toBe(
       '2024年资产负债表“资产总计”为1000.00万元，按负债和所有者权益总计（资产 = 负债 + 所有者权益）计算为1001.00万元，差额-1.00万元，占2024年末资产总计的0.10%。',
     );
     expect(off.sp_result.mismatches).toHaveLength(2);

@@ -837,7 +837,7 @@ describe('risk rules on crafted reports', () => {
     expect(run(report, 'non_operating_income_analysis').risk_items).toEqual([]);
   });
 
-  it('net loss: danger when it widened, warning when it narrowed or profit turned to loss', () => {
+  it('net loss: every submitted year is judged; two loss years in a row are a danger', () => {
     const loss = (prior: string, current: string) =>
       run(
         makeReport({
@@ -846,20 +846,69 @@ describe('risk rules on crafted reports', () => {
         }),
         'net_profit',
       ).risk_items.filter((i) => i.code === 'net_profit.net_loss');
+    // 2023 is a loss year of its own (warning: its prior year is not submitted); 2024 the second in a row.
     expect(loss('-50000.00', '-80000.00')).toEqual([
+      {
+        level: 'warning',
+        code: 'net_profit.net_loss',
+        message: '2023年净利润为-5.00万元，企业处于亏损状态。',
+      },
       {
         level: 'danger',
         code: 'net_profit.net_loss',
-        message: '2024年净利润为-8.00万元，企业处于亏损状态，2023年亏损5.00万元，亏损扩大。',
+        message: '2024年净利润为-8.00万元，企业处于亏损状态，2023年亏损5.00万元，连续两年亏损，亏损扩大。',
       },
     ]);
     expect(loss('-80000.00', '-50000.00').map((i) => [i.level, i.message])).toEqual([
-      ['warning', '2024年净利润为-5.00万元，企业处于亏损状态，2023年亏损8.00万元，亏损收窄或持平。'],
+      ['warning', '2023年净利润为-8.00万元，企业处于亏损状态。'],
+      [
+        'danger',
+        '2024年净利润为-5.00万元，企业处于亏损状态，2023年亏损8.00万元，连续两年亏损，亏损收窄或持平。',
+      ],
     ]);
     expect(loss('150000.00', '-50000.00').map((i) => [i.level, i.message])).toEqual([
       ['warning', '2024年净利润为-5.00万元，企业处于亏损状态，2023年净利润为15.00万元，本年转为亏损。'],
     ]);
-    expect(loss('-1.00', '0.00')).toEqual([]);
+    // A loss in the middle year of a window is a risk of that year, even when the last year is profitable.
+    const middle = run(
+      makeReport({
+        2022: { income: income({ net_profit: '100000.00' }) },
+        2023: { income: income({ net_profit: '-3000000.00' }) },
+        2024: { income: income({ net_profit: '90000.00' }) },
+      }),
+      'net_profit',
+    ).risk_items.filter((i) => i.code === 'net_profit.net_loss');
+    expect(middle.map((i) => [i.level, i.message])).toEqual([
+      ['warning', '2023年净利润为-300.00万元，企业处于亏损状态，2022年净利润为10.00万元，本年转为亏损。'],
+    ]);
+    // Break-even is no loss; the 1-yuan loss of 2023 is one (printed as 0.00万元 at the 万元 rounding).
+    expect(loss('-1.00', '0.00').map((i) => i.message)).toEqual([
+      '2023年净利润为0.00万元，企业处于亏损状态。',
+    ]);
+  });
+
+  it("listed enterprises: the exchanges' financial risk-warning conditions, each year, cited", () => {
+    const years = {
+      2023: {
+        income: income({ revenue: '90000000.00', total_profit: '-2000000.00', net_profit: '-2500000.00' }),
+      },
+      2024: {
+        income: income({ revenue: '300000000.00', total_profit: '1000000.00', net_profit: '800000.00' }),
+        balance: { equity_attributable_to_parent: '-5000000.00' },
+      },
+    };
+    const warnings = (info: Record<string, string> | null) =>
+      run(makeReport(years, { info }), 'net_profit').risk_items.filter(
+        (i) => i.code === 'net_profit.exchange_risk_warning',
+      );
+    expect(warnings(null)).toEqual([]);
+    expect(warnings({ enterprise_type: '非上市股份有限公司' })).toEqual([]);
+    const listed = warnings({ enterprise_type: '上市公司' });
+    expect(listed.map((i) => i.level)).toEqual(['danger', 'danger']);
+    expect(listed[0]!.message).toBe(
+      '2023年利润总额、净利润孰低者为-250.00万元（负值）且营业收入9000.00万元低于1亿元，触及沪深交易所股票上市规则的财务类退市风险警示情形（《上海证券交易所股票上市规则》（2022年1月修订）第9.3.2条、《深圳证券交易所股票上市规则》（2022年修订）第9.3.1条）。',
+    );
+    expect(listed[1]!.message).toMatch(/^2024年期末净资产为-500\.00万元（负值），触及/);
   });
 
   it('effective tax rate below 0 or above 40 is an info item', () => {

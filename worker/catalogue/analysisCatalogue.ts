@@ -10,10 +10,11 @@ import { SECTIONS } from '../engine/module.ts';
 import { ANALYSIS_MODULES } from '../engine/registry.ts';
 import {
   ALTMAN_BANDS,
+  BAND_SETS,
   BENEISH_DEDUCTION,
   BENEISH_THRESHOLD,
-  DANGER_CHECK_CAP,
   GRADES,
+  MIN_COVERAGE_PCT,
   SCORECARD_FACTORS,
 } from '../engine/verdict.ts';
 import { LINE_ITEMS } from './lineItems.ts';
@@ -63,9 +64,16 @@ export interface CatalogueScorecard {
     key: string;
     label: string;
     weight: number;
+    unit: string;
     bands: number[];
+    band_set: string;
     source: string;
+    requires: string;
   }>;
+  /** Every band set: source, edition, year. */
+  band_sets: Array<{ id: string; source: string; edition: string; year: number | null; note: string }>;
+  /** Below this share of the weights scored the verdict is provisional. */
+  min_coverage_pct: number;
   altman_bands: Record<string, number[]>;
   beneish: { threshold: number; deduction: number };
   grades: Array<{ grade: string; label: string; min_score: number }>;
@@ -85,9 +93,10 @@ export interface AnalysisCatalogue {
 export const SCORECARD_METHOD =
   '功效系数法（简化）：各因子按五档标准值（优秀/良好/平均/较低/较差）计分为100/75/50/25/0，档间线性插值，优于优秀值得100分、劣于较差值得0分（越低越好的因子档位递增）；' +
   '总分 = 有值因子得分按权重加权平均（缺值因子不参与，权重重新归一）；各因子的影响 effect = 权重占比 × (得分 − 50)，即相对“平均值”水平50分的加减分，总分 = 50 + Σ effect；' +
-  `报表数据核对出现危险级不一致（数据不可靠）时总分封顶${DANGER_CHECK_CAP}（最高为C级），削减的分数计入“报表数据核对”因子的 effect；` +
   `Beneish M值高于${BENEISH_THRESHOLD}时再扣${BENEISH_DEDUCTION}分；总分限定在0–100。等级：A 低风险 ≥ 75，B 较低风险 ≥ 60，C 中等风险 ≥ 45，D 较高风险 ≥ 30，E 高风险 < 30。` +
-  'drivers 取 |effect| 最大的3–5个因子（至少3个，最多5个，effect为0的因子只在不足3个时补足）。标准值为国资委《企业绩效评价标准值》全国国有企业·全行业（第三方转录、版本年份未注明，仅作参考）。';
+  '报表数据核对不计分（数据一致不代表信用良好）：核对结果单列为 verdict.data_quality，出现危险级不一致时评级为“待定”（provisional，数据存疑，评级待核实）；' +
+  `有值因子权重合计低于${MIN_COVERAGE_PCT}%时评级同样为“待定”（数据不足，评级仅供参考），未计分因子及所需项目列于 verdict.coverage 与 data_gaps。` +
+  'drivers 取 |effect| 最大的3–5个因子，每个含取值、单位与一句理由。每套标准值注明来源、版本与年份（band_sets）；详见 docs/verdict.md。';
 
 const field = (f: FieldDoc): CatalogueField => ({
   key: f.key,
@@ -144,9 +153,14 @@ function build(): AnalysisCatalogue {
         key: f.key,
         label: f.label,
         weight: f.weight,
+        unit: f.unit,
         bands: [...f.bands],
+        band_set: f.bandSet,
         source: f.source,
+        requires: f.requires,
       })),
+      band_sets: Object.values(BAND_SETS).map((b) => ({ ...b })),
+      min_coverage_pct: MIN_COVERAGE_PCT,
       altman_bands: Object.fromEntries(Object.entries(ALTMAN_BANDS).map(([k, v]) => [k, [...v]])),
       beneish: { threshold: BENEISH_THRESHOLD, deduction: BENEISH_DEDUCTION },
       grades: GRADES.map((g) => ({ grade: g.grade, label: g.label, min_score: g.min })),

@@ -19,7 +19,13 @@
 
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
 import type { FieldDoc } from './module.ts';
-import { buildVerdict, MIN_WEIGHT_SHARE } from './verdict.ts';
+import {
+  buildVerdict,
+  type IndustryBands,
+  MIN_COVERAGE_PCT,
+  PROVISIONAL_COVERAGE,
+  PROVISIONAL_DATA,
+} from './verdict.ts';
 
 /** A data note as a module reports it in `sp_result.data_gaps` (see registry.ts `separateNotes`). */
 export interface ModuleDataGap {
@@ -119,6 +125,7 @@ function releasedYearOf(outputs: readonly AnalysisOutput[]): number | null {
 export function buildCoreRiskInsight(
   outputs: readonly AnalysisOutput[],
   labelOf: (slug: string) => string,
+  industryBands?: IndustryBands | null,
 ): AnalysisOutput {
   const sources = outputs.filter((o) => o.slug !== CORE_RISK_SLUG);
   const modules: CoreRiskGroup[] = sources.map((o) => ({
@@ -138,6 +145,16 @@ export function buildCoreRiskInsight(
     })),
   );
   // Array.prototype.sort is stable: equal severities keep module order, then the module's own order.
+  const { verdict, scorecard } = buildVerdict(sources, { industryBands });
+  const notes = collectNotes(sources);
+  // A factor the scorecard could not score is a data gap: the lines that would enable it, named.
+  for (const m of verdict.coverage.missing) {
+    notes.data_gaps.push({
+      code: `scorecard.${m.key}`,
+      message: `评分卡因子“${m.label}”（权重${m.weight}）未计分：${m.requires}。`,
+      disables: [CORE_RISK_SLUG],
+    });
+  }
   const top_risks = [...all].sort((a, b) => SEVERITY[b.level] - SEVERITY[a.level]).slice(0, CORE_RISK_TOP_N);
   const overall = countLevels(all);
   const highest_level: RiskLevel | null =
@@ -148,16 +165,6 @@ export function buildCoreRiskInsight(
         : overall.info_count > 0
           ? 'info'
           : null;
-
-  const { verdict, scorecard, incomplete } = buildVerdict(sources);
-  const notes = collectNotes(sources);
-  if (incomplete) {
-    notes.data_gaps.push({
-      code: 'scorecard_incomplete',
-      message: `评分卡中可计算的财务因子权重不足${MIN_WEIGHT_SHARE}%（缺少报表或项目），综合评分与评级仅供参考。`,
-      disables: [CORE_RISK_SLUG],
-    });
-  }
   return {
     slug: CORE_RISK_SLUG,
     sp_result: {
@@ -222,7 +229,7 @@ export const CORE_RISK_FIELDS: readonly FieldDoc[] = [
     unit: '个',
     formula: '评分卡加权得分（0–100，100为最健康，2位小数），见“Verdict scorecard”',
     inputs: [],
-    note: 'verdict = { grade, label, score, drivers }。',
+    note: 'verdict = { grade, label, score, provisional, status, provisional_reasons, drivers, data_quality, coverage, history, history_risks, band_sets }。',
   },
   {
     key: 'verdict.grade',
@@ -238,14 +245,57 @@ export const CORE_RISK_FIELDS: readonly FieldDoc[] = [
     label: '因子影响分',
     unit: '个',
     formula:
-      '该因子使总分偏离50分（平均值水平）的分数：权重占比 × (因子得分 − 50)；负值表示风险更高。每个 driver 含 slug、key、label、value（因子取值）、effect，按 |effect| 降序，3–5个',
+      '该因子使总分偏离50分（平均值水平）的分数：权重占比 × (因子得分 − 50)；负值表示风险更高。每个 driver 含 slug、key、label、value（因子取值）、unit（%、倍或空）、effect 与 reason（一句话：取值、越过的标准值档位与加减分，如“净资产收益率（归母）24.52%，不低于优秀值10.6%：+9.17分”），按 |effect| 降序，3–5个',
+    inputs: [],
+  },
+  {
+    key: 'verdict.provisional',
+    label: '评级待定',
+    unit: '个',
+    formula: `数据核对出现危险级不一致（data_quality.level = unreliable）或评分覆盖低于${MIN_COVERAGE_PCT}%时为 true；status 为“${PROVISIONAL_DATA}”或“${PROVISIONAL_COVERAGE}”（两者皆有时取前者），provisional_reasons 逐条说明原因（code：data_quality / coverage；message 点名不一致或未计分的因子）`,
+    inputs: [],
+    note: '布尔值；为 false 时 status 为空、provisional_reasons 为空数组。',
+  },
+  {
+    key: 'verdict.data_quality',
+    label: '数据质量',
+    unit: '个',
+    formula:
+      '由报表数据核对的风险得出，不参与评分：level 为 reliable（无警告及以上不一致）、questionable（有警告级）或 unreliable（有危险级）；issues 列出每条不一致：slug、code、year、level、message，危险级在前',
+    inputs: [],
+    note: '数据一致不代表信用良好，数据不一致也不是信用风险：评分卡不含任何核对因子。',
+  },
+  {
+    key: 'verdict.coverage',
+    label: '评分覆盖',
+    unit: '%',
+    formula: `weight_share = 有值因子的权重之和 ÷ 全部权重 × 100；threshold = ${MIN_COVERAGE_PCT}；missing 列出未计分的因子：slug、key、label、weight、requires（计分所需提交的项目）`,
+    inputs: [],
+    note: '每个未计分因子同时列入 data_gaps（code 为 scorecard.<key>）。',
+  },
+  {
+    key: 'verdict.history[]',
+    label: '逐年评级',
+    unit: '个',
+    formula:
+      '每个上一年度也已提交的年度一行：year、grade、label、score、weight_share，按同一评分卡以该年的指标计算；最后一行即本年评级；history_risks 为评级序列的规则：相邻两年下降两级或以上为警告（core_risk_insight.grade_fall）',
+    inputs: [],
+    note: 'history_risks 属于评级本身，不计入各模块的风险数量。',
+  },
+  {
+    key: 'verdict.band_sets[]',
+    label: '标准值来源',
+    unit: '个',
+    formula:
+      '本次计分所用的各套标准值：id、source、edition、year（年份不明时为空）；行业标准值覆盖某因子时优先使用行业值',
     inputs: [],
   },
   {
     key: 'scorecard[]',
     label: '评分卡明细',
     unit: '个',
-    formula: '每个因子一行：slug、key、label、dimension、weight、value、score（0–100，无值为空）、effect',
+    formula:
+      '每个因子一行：slug、key、label、dimension、weight、value、unit、score（0–100，无值为空）、effect、band_set（所用标准值的 id）',
     inputs: [],
   },
   {

@@ -11,7 +11,7 @@
  */
 import type { SheetType } from '../types.ts';
 import type { ReportContext } from './context.ts';
-import { type Num, num, pct } from './decimal.ts';
+import { changeRate, type Num, num, pct } from './decimal.ts';
 
 export const TINY_BASE_PCT = 0.5;
 export const MATERIAL_PCT_OF_ASSETS = 5;
@@ -33,6 +33,11 @@ export function growthNullReason(current: Num, base: Num, scale: Num): NullReaso
   if (!current.isZero() && current.isNegative() !== base.isNegative()) return 'sign_change';
   if (scale?.greaterThan(0) && pct(base.abs(), scale)!.lessThan(TINY)) return 'tiny_base';
   return null;
+}
+
+/** `changeRate(current, base)` unless growthNullReason says it is not meaningful (then null). */
+export function guardedChangeRate(current: Num, base: Num, scale: Num): Num {
+  return growthNullReason(current, base, scale) === null ? changeRate(current, base) : null;
 }
 
 /** The statement scale a sheet's change rates are judged against, for the prior period of `year`. */

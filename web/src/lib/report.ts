@@ -173,11 +173,35 @@ export function changeOf(key: string, unit: string, latest: unknown, prior: unkn
   return null;
 }
 
+/** core_risk_insight's verdict (worker/engine/verdict.ts `Verdict`); fields after `drivers` are absent on older reports. */
 export interface Verdict {
   grade: string;
   label: string;
   score: number;
-  drivers: Array<{ slug: string; key: string; label: string; value: number | null; effect: number }>;
+  drivers: Array<{
+    slug: string;
+    key: string;
+    label: string;
+    value: number | null;
+    unit?: string;
+    effect: number;
+    reason?: string;
+  }>;
+  provisional?: boolean;
+  status?: string | null;
+  provisional_reasons?: Array<{ code: 'data_quality' | 'coverage'; message: string }>;
+  data_quality?: {
+    level: 'reliable' | 'questionable' | 'unreliable';
+    issues: Array<{ slug: string; code: string; year: number | null; level: RiskLevel; message: string }>;
+  };
+  coverage?: {
+    weight_share: number;
+    threshold: number;
+    missing: Array<{ slug: string; key: string; label: string; weight: number; requires: string }>;
+  };
+  history?: Array<{ year: number; grade: string; label: string; score: number; weight_share: number }>;
+  history_risks?: Array<{ level: RiskLevel; code?: string; message: string }>;
+  band_sets?: Array<{ id: string; source: string; edition: string; year: number | null }>;
 }
 export interface DataGap {
   code: string;

@@ -110,14 +110,6 @@ export const profitabilityModule = defineIndicatorModule({
       }),
     },
   ],
-  riskRules: [
-    {
-      code: 'profitability.net_margin_negative',
-      metric: 'net_margin',
-      kind: 'below',
-      tiers: [{ level: 'warning', threshold: 0 }],
-      description: '净利率为负（企业亏损）。',
-      message: '{year}年净利率为{value}，为负值，企业处于亏损状态。',
-    },
-  ],
+  // A loss is one fact: net_profit.net_loss raises it (per year); a negative net margin is the same fact.
+  riskRules: [],
 });

@@ -30,7 +30,8 @@ export const NEGATIVE_OPERATING_CASH_RULE: RiskRuleDoc = {
     { level: 'danger', threshold: 0 },
     { level: 'warning', threshold: 0 },
   ],
-  description: '经营活动现金流量净额为负为警告；连续两年（本年与上一年）为负为危险。',
+  description:
+    '每个提交年度单独判断：经营活动现金流量净额为负为该年的警告；连续两年（该年与上一年）为负为危险。',
   message:
     '{year}年经营活动产生的现金流量净额为{value}，为负数{streak}，经营活动未能带来现金净流入，需关注回款与营运资金压力。',
 };
@@ -38,18 +39,20 @@ export const NEGATIVE_OPERATING_CASH_RULE: RiskRuleDoc = {
 const negativeOperatingCash: CustomRiskRule = {
   doc: NEGATIVE_OPERATING_CASH_RULE,
   evaluate(ctx: ReportContext): RiskItem[] {
-    const year = ctx.latestYear;
-    const net = flowsOf(ctx, year, OPERATING).net;
-    if (net === null || !net.isNegative()) return [];
-    const prior = priorFlowsOf(ctx, year, OPERATING).net;
-    const twoYears = prior?.isNegative() ?? false;
-    return [
-      riskItem(NEGATIVE_OPERATING_CASH_RULE, twoYears ? 'danger' : 'warning', {
-        year: String(year),
-        value: wanText(net),
-        streak: twoYears && prior ? `，且${year - 1}年同样为负（${wanText(prior)}），已连续两年为负` : '',
-      }),
-    ];
+    // Every submitted year with a cash flow statement: an outflow in a middle year is a risk of that year.
+    return ctx.years.flatMap((year) => {
+      const net = flowsOf(ctx, year, OPERATING).net;
+      if (net === null || !net.isNegative()) return [];
+      const prior = priorFlowsOf(ctx, year, OPERATING).net;
+      const twoYears = prior?.isNegative() ?? false;
+      return [
+        riskItem(NEGATIVE_OPERATING_CASH_RULE, twoYears ? 'danger' : 'warning', {
+          year: String(year),
+          value: wanText(net),
+          streak: twoYears && prior ? `，且${year - 1}年同样为负（${wanText(prior)}），已连续两年为负` : '',
+        }),
+      ];
+    });
   },
 };
 

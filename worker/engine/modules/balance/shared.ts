@@ -6,26 +6,14 @@
 import { findLineItem, LINE_ITEMS, type LineItemGroup } from '../../../catalogue/lineItems.ts';
 import type { AccountingStandard, RiskItem, RiskLevel, SheetType } from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
-import {
-  changeRate,
-  format2,
-  type Num,
-  pct,
-  pctOver,
-  ratio,
-  round2,
-  round2Wan,
-  sub,
-  sum,
-  toWan,
-} from '../../decimal.ts';
+import { format2, type Num, pct, pctOver, ratio, round2, round2Wan, sub, sum, toWan } from '../../decimal.ts';
 import {
   defineIndicatorModule,
   fillTemplate,
   type IndicatorModuleDef,
   sharedCompute,
 } from '../../indicator.ts';
-import type { NullReason } from '../../materiality.ts';
+import { growthNullReason, guardedChangeRate, type NullReason, priorScale } from '../../materiality.ts';
 import type { AnalysisModule, LineRef, MetricDef, RiskRuleDoc } from '../../module.ts';
 
 /** Reads one line of one period; `key` → amount in yuan or null. */
@@ -548,7 +536,7 @@ export function flowMetrics(section: CashFlowSection): MetricDef[] {
     { key: 'net_cash_flow', part: 'net', label: `${section.label}产生的现金流量净额`, pick: 'net' },
   ] as const;
   const priorNote =
-    '上年数取本年现金流量表的上年金额（重述后的比较数据，CAS 28）；未列示时取上一提交年度现金流量表的本年金额。上年数为零或缺失时为空；分母取绝对值。';
+    '上年数取本年现金流量表的上年金额（重述后的比较数据，CAS 28）；未列示时取上一提交年度现金流量表的本年金额。上年数为零或缺失时为空；分母取绝对值；上年基数过小（tiny_base）或两期符号相反（sign_change）时为空并在 null_reasons 中说明。';
   return [
     ...parts.map(
       (p): MetricDef => ({
@@ -569,8 +557,19 @@ export function flowMetrics(section: CashFlowSection): MetricDef[] {
         formula: `(本年${p.label} − 上年${p.label}) ÷ |上年${p.label}| × 100`,
         inputs: sectionInputs(section, p.pick),
         note: priorNote,
+        // Guarded like every change rate (materiality.ts): a tiny prior base or a change of sign gives null.
         compute: (ctx, year) =>
-          changeRate(flowsOf(ctx, year, section)[p.part], priorFlowsOf(ctx, year, section)[p.part]),
+          guardedChangeRate(
+            flowsOf(ctx, year, section)[p.part],
+            priorFlowsOf(ctx, year, section)[p.part],
+            priorScale(ctx, year, 'cash_flow'),
+          ),
+        nullReason: (ctx, year) =>
+          growthNullReason(
+            flowsOf(ctx, year, section)[p.part],
+            priorFlowsOf(ctx, year, section)[p.part],
+            priorScale(ctx, year, 'cash_flow'),
+          ),
       }),
     ),
   ];

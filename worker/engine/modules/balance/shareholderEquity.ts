@@ -2,11 +2,32 @@
  * 股东权益分析: equity ratio, long-term debt to equity, retained earnings growth and the SASAC capital
  * preservation and appreciation ratio (资本保值增值率).
  */
+
+import { Decimal } from 'decimal.js';
 import type { ReportContext } from '../../context.ts';
-import { pct, toWan } from '../../decimal.ts';
+import { num, pct, toWan } from '../../decimal.ts';
 import { defineIndicatorModule } from '../../indicator.ts';
 
 const balance = (ctx: ReportContext, year: number, key: string) => ctx.line(year, 'balance', key);
+const cashFlow = (ctx: ReportContext, year: number, key: string) => ctx.line(year, 'cash_flow', key);
+
+/** Distributions and buybacks to owners in `year` (客观减少因素): never negative. */
+function objectiveDecrease(ctx: ReportContext, year: number): Decimal {
+  const dividendsPaid = cashFlow(ctx, year, 'dividends_paid');
+  const mixed = cashFlow(ctx, year, 'dividends_interest_paid');
+  const interest = ctx.line(year, 'income', 'interest_expense');
+  const distributions =
+    dividendsPaid ?? (mixed === null ? num(0) : Decimal.max(num(0), mixed.minus(interest ?? num(0))));
+  const treasury = balance(ctx, year, 'treasury_stock');
+  const treasuryBefore = ctx.prior(year, 'balance', 'treasury_stock');
+  const buyback = treasury === null ? num(0) : Decimal.max(num(0), treasury.minus(treasuryBefore ?? num(0)));
+  return distributions.plus(buyback);
+}
+
+/** Capital paid in by owners in `year` (客观增加因素). */
+function capitalPaidIn(ctx: ReportContext, year: number): Decimal {
+  return cashFlow(ctx, year, 'capital_received') ?? num(0);
+}
 
 export const shareholderEquityModule = defineIndicatorModule({
   slug: 'shareholder_equity',
@@ -53,15 +74,24 @@ export const shareholderEquityModule = defineIndicatorModule({
       key: 'capital_preservation_ratio',
       label: '资本保值增值率',
       unit: '%',
-      formula: '年末所有者权益合计 ÷ 年初所有者权益合计 × 100',
-      inputs: ['balance.total_shareholders_equity'],
-      // SASAC (国资委绩效评价) formula without its adjustment for objective factors (capital injections etc.),
-      // which a statement alone cannot identify.
-      note: '国资委绩效评价口径，未扣除客观增减因素；年初数取本年资产负债表的年初余额；年初所有者权益为零、为负或缺失时为空。',
+      formula:
+        '(年末所有者权益合计 + 本年对所有者的分配 + 本年回购（库存股增加额） − 本年吸收投资收到的现金) ÷ 年初所有者权益合计 × 100',
+      inputs: [
+        'balance.total_shareholders_equity',
+        'balance.treasury_stock',
+        'cash_flow.dividends_interest_paid',
+        'cash_flow.dividends_paid',
+        'income.interest_expense',
+        'cash_flow.capital_received',
+      ],
+      // SASAC (国资委绩效评价): 扣除客观增减因素后的年末所有者权益 ÷ 年初所有者权益. The objective factors a
+      // statement shows: distributions and buybacks to owners (added back) and capital paid in (deducted).
+      note: '国资委绩效评价口径，按报表可识别的客观增减因素调整：加回对所有者的分配（小企业会计准则取“分配利润支付的现金”；其他准则取“分配股利、利润或偿付利息支付的现金”减利润表利息费用，不低于0，为估计值）与库存股增加额，扣除“吸收投资收到的现金”；缺失的调整项按0处理。年初数取本年资产负债表的年初余额；年初所有者权益为零、为负或缺失时为空。',
       compute: (ctx, year) => {
         const beginning = ctx.prior(year, 'balance', 'total_shareholders_equity');
-        if (beginning === null || !beginning.greaterThan(0)) return null;
-        return pct(balance(ctx, year, 'total_shareholders_equity'), beginning);
+        const ending = balance(ctx, year, 'total_shareholders_equity');
+        if (beginning === null || !beginning.greaterThan(0) || ending === null) return null;
+        return pct(ending.plus(objectiveDecrease(ctx, year)).minus(capitalPaidIn(ctx, year)), beginning);
       },
     },
     {
@@ -74,24 +104,16 @@ export const shareholderEquityModule = defineIndicatorModule({
     },
   ],
   riskRules: [
-    {
-      code: 'shareholder_equity.equity_ratio_low',
-      metric: 'equity_ratio',
-      kind: 'below',
-      tiers: [
-        { level: 'danger', threshold: 15 },
-        { level: 'warning', threshold: 30 },
-      ],
-      description: '股东权益比率低于30%为警告，低于15%为危险。',
-      message: '{year}年末股东权益比率为{value}，低于{threshold}，资产主要依靠负债形成，财务结构偏弱。',
-    },
+    // The equity ratio is 100 − the debt ratio: long_term_liability.debt_to_asset_ratio_high raises that fact once.
     {
       code: 'shareholder_equity.capital_preservation_low',
       metric: 'capital_preservation_ratio',
       kind: 'below',
       tiers: [{ level: 'warning', threshold: 100 }],
-      description: '资本保值增值率低于100%（所有者权益较年初减少）。',
-      message: '{year}年资本保值增值率为{value}，低于{threshold}，所有者权益未能保值。',
+      description:
+        '资本保值增值率低于100%：加回分配与回购、扣除吸收投资后，所有者权益仍较年初减少（经营亏损等内生原因）。',
+      message:
+        '{year}年资本保值增值率（加回对所有者的分配与回购、扣除吸收投资）为{value}，低于{threshold}，所有者权益未能保值。',
     },
   ],
 });

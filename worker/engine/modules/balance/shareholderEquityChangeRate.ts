@@ -62,15 +62,7 @@ export const shareholderEquityChangeRateModule = defineIndicatorModule({
   description: '实收资本、资本公积、盈余公积、未分配利润及所有者权益合计的年末余额、增减额与增减率。',
   metrics: EQUITY_LINES.flatMap(lineMetrics),
   riskRules: [
-    {
-      code: 'shareholder_equity_change_rate.total_equity_decline',
-      metric: 'total_shareholders_equity_change_rate',
-      kind: 'below',
-      tiers: [{ level: 'warning', threshold: -10 }],
-      description: '所有者权益合计较上年末下降超过10%（增减率低于−10%）。',
-      message:
-        '{year}年末所有者权益合计增减率为{value}，低于{threshold}，所有者权益明显减少，需关注亏损、利润分配或减资等原因。',
-    },
+    // A fall in equity is judged once, by shareholder_equity.capital_preservation_low (after distributions).
     {
       code: 'shareholder_equity_change_rate.retained_earnings_negative',
       metric: 'retained_earnings',

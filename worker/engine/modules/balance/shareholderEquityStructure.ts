@@ -91,14 +91,6 @@ export const shareholderEquityStructureModule = defineIndicatorModule({
       compute: (ctx, year) => toWan(totalEquity(ctx, year)),
     },
   ],
-  riskRules: [
-    {
-      code: 'shareholder_equity_structure.negative_equity',
-      metric: 'total_shareholders_equity',
-      kind: 'below',
-      tiers: [{ level: 'danger', threshold: 0 }],
-      description: '年末所有者权益合计为负（资不抵债），权益结构占比无法计算。',
-      message: '{year}年末所有者权益合计为{value}，为负数，企业已资不抵债，权益结构占比无意义。',
-    },
-  ],
+  // Negative equity is one fact: long_term_liability.negative_equity raises it.
+  riskRules: [],
 });

@@ -44,11 +44,14 @@ export const NON_EQUIVALENT_CASH_WARNING_PCT = 50;
 
 export const NON_EQUIVALENT_CASH_RULE: RiskRuleDoc = {
   code: 'comparative.non_equivalent_cash_high',
-  tiers: [{ level: 'warning', threshold: NON_EQUIVALENT_CASH_WARNING_PCT }],
+  tiers: [
+    { level: 'warning', threshold: NON_EQUIVALENT_CASH_WARNING_PCT },
+    { level: 'info', threshold: NON_EQUIVALENT_CASH_WARNING_PCT },
+  ],
   description:
-    '货币资金中不属于现金及现金等价物的部分（三个月以上定期存款、保证金、法定存款准备金等受限或不能随时支取的资金，CAS 31）超过货币资金的50%：可随时动用的资金明显少于货币资金所示，流动性弱于账面。差额本身是正常现象，不作为不一致。',
+    '货币资金中不属于现金及现金等价物的部分（三个月以上定期存款、保证金等受限资金，CAS 31）超过货币资金的50%时提示其占比（信息）；仅当现金及现金等价物不足以覆盖短期借款与一年内到期的非流动负债时为警告：可随时动用的资金少于短期债务。定期存款本身是正常的理财安排，不作为风险。',
   message:
-    '{year}年末货币资金{cash}万元中，现金及现金等价物为{equivalents}万元，其余{non_equivalent}万元（占货币资金的{value}%，超过{threshold}%）为受限资金或三个月以上定期存款等非现金等价物，可随时动用的资金少于货币资金所示，流动性弱于账面。',
+    '{year}年末货币资金{cash}万元中，现金及现金等价物为{equivalents}万元，其余{non_equivalent}万元（占货币资金的{value}%，超过{threshold}%）为三个月以上定期存款或受限资金等非现金等价物（CAS 31）{coverage}',
 };
 
 /** Below 0: profitable yet operating cash flows out (warning); below 0.5: thin cash backing (info). */
@@ -370,8 +373,13 @@ function nonEquivalentRisk(ctx: ReportContext, row: YearRow): RiskItem | null {
   const year = ctx.latestYear;
   const cash = ctx.line(year, 'balance', 'cash_and_equivalents')!;
   const equivalents = ctx.line(year, 'cash_flow', 'cash_ending')!;
+  // Short-term debt the readily available cash has to meet: 短期借款 + 一年内到期的非流动负债.
+  const borrowings = ctx.line(year, 'balance', 'short_term_borrowings');
+  const due = ctx.line(year, 'balance', 'non_current_liabilities_due_within_1y');
+  const shortDebt = borrowings === null && due === null ? null : (borrowings ?? num(0)).plus(due ?? num(0));
+  const short = shortDebt !== null && equivalents.lessThan(shortDebt);
   return {
-    level: 'warning',
+    level: short ? 'warning' : 'info',
     code: NON_EQUIVALENT_CASH_RULE.code,
     message: fillTemplate(NON_EQUIVALENT_CASH_RULE.message, {
       year: String(year),
@@ -380,6 +388,11 @@ function nonEquivalentRisk(ctx: ReportContext, row: YearRow): RiskItem | null {
       non_equivalent: wanText(cash.minus(equivalents)),
       value: format2(share),
       threshold: String(NON_EQUIVALENT_CASH_WARNING_PCT),
+      coverage: short
+        ? `；现金及现金等价物低于短期借款与一年内到期的非流动负债合计${wanText(shortDebt)}万元，可随时动用的资金不足以覆盖短期债务。`
+        : shortDebt === null
+          ? '。'
+          : `；现金及现金等价物足以覆盖短期借款与一年内到期的非流动负债合计${wanText(shortDebt)}万元。`,
     }),
   };
 }

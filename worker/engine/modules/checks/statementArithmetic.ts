@@ -402,8 +402,12 @@ function evaluateCheck(ctx: ReportContext, year: number, check: ArithmeticCheck)
 /** At most this many unsubmitted line names in a message; the full list is in sp_result. */
 const MAX_LINES_IN_MESSAGE = 6;
 
+const SEVERITY: Readonly<Record<RiskItem['level'], number>> = { danger: 2, warning: 1, info: 0 };
+
 function checkStatementArithmetic(ctx: ReportContext): ModuleResult {
   const mismatches: ArithmeticMismatch[] = [];
+  /** The level each mismatch raised, by row: the table lists the most severe first (a break before a gap). */
+  const levels = new Map<ArithmeticMismatch, RiskItem['level']>();
   const risk_items: RiskItem[] = [];
   let checkedYears = 0;
   let checkedPairs = 0;
@@ -449,6 +453,7 @@ function checkStatementArithmetic(ctx: ReportContext): ModuleResult {
       if (explainable) {
         const shown = missingNames.slice(0, MAX_LINES_IN_MESSAGE).join('、');
         const more = missingNames.length > MAX_LINES_IN_MESSAGE ? `等${missingNames.length}项` : '';
+        levels.set(mismatches.at(-1)!, 'info');
         risk_items.push({
           level: 'info',
           code: SUBTOTAL_GAP_RULE.code,
@@ -461,6 +466,7 @@ function checkStatementArithmetic(ctx: ReportContext): ModuleResult {
           ? ctx.line(year, 'balance', 'total_assets')
           : ctx.line(year, 'income', 'revenue');
       const share = materialityShare(difference, base);
+      levels.set(mismatches.at(-1)!, materialityLevel(share));
       risk_items.push({
         level: materialityLevel(share),
         code: SUBTOTAL_MISMATCH_RULE.code,
@@ -474,6 +480,11 @@ function checkStatementArithmetic(ctx: ReportContext): ModuleResult {
     if (checkedThisYear > 0) checkedYears += 1;
   }
 
+  // Most severe first, stable within a level (year, then statement order): a danger-level break is the first row
+  // a reader sees, never folded behind the explained gaps.
+  const rank = (m: ArithmeticMismatch) => SEVERITY[levels.get(m) ?? 'info'];
+  mismatches.sort((a, b) => rank(b) - rank(a));
+  risk_items.sort((a, b) => SEVERITY[b.level] - SEVERITY[a.level]);
   return {
     sp_result: {
       released_year: ctx.latestYear,

@@ -7,8 +7,9 @@ import type { Decimal } from 'decimal.js';
 import { findLineItem } from '../../../catalogue/lineItems.ts';
 import type { RiskItem, RiskLevel, SheetType } from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
-import { changeRate, type Num, num, pct, ppChange, sub, toWan } from '../../decimal.ts';
+import { type Num, num, pct, ppChange, sub, toWan } from '../../decimal.ts';
 import { defineIndicatorModule, fillTemplate, type IndicatorModuleDef } from '../../indicator.ts';
+import { growthNullReason, guardedChangeRate, priorScale } from '../../materiality.ts';
 import type { AnalysisModule, FieldDoc, LineRef, MetricDef, RiskRuleDoc, RiskTier } from '../../module.ts';
 
 /** The statements of one period, read line by line; a missing sheet or line reads as null. */
@@ -136,7 +137,17 @@ export function changeRateMetric(doc: FieldDoc, formula: PeriodFormula): MetricD
     ...doc,
     note: doc.note ?? CHANGE_RATE_NOTE,
     compute: (ctx, year) =>
-      changeRate(currentPeriod(ctx, year).value(formula), priorPeriod(ctx, year).value(formula)),
+      guardedChangeRate(
+        currentPeriod(ctx, year).value(formula),
+        priorPeriod(ctx, year).value(formula),
+        priorScale(ctx, year, 'income'),
+      ),
+    nullReason: (ctx, year) =>
+      growthNullReason(
+        currentPeriod(ctx, year).value(formula),
+        priorPeriod(ctx, year).value(formula),
+        priorScale(ctx, year, 'income'),
+      ),
   };
 }
 
