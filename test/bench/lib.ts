@@ -209,7 +209,9 @@ interface Child {
 async function startService(root: string, env: Record<string, string>, logFile: string): Promise<Child> {
   const port = await freePort();
   const fd = openSync(logFile, 'a');
-  const child = spawn(process.execPath, ['server/main.ts'], {
+  // BENCH_SERVICE_NODE_ARGS: extra node flags for the service (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = process.env.BENCH_SERVICE_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, 'server/main.ts'], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', fd, fd],
