@@ -83,6 +83,7 @@ interface Round {
   notModifiedMs: number;
   fullReadMs: number;
   webhook: boolean;
+  tables: Awaited<ReturnType<typeof storagePerReport>>['tables'];
 }
 
 async function oneRound(root: string): Promise<Round> {
@@ -114,6 +115,7 @@ async function oneRound(root: string): Promise<Round> {
           notModifiedMs: reads.notModified?.serviceMs ?? Number.NaN,
           fullReadMs: reads.full?.serviceMs ?? Number.NaN,
           webhook: service.webhook,
+          tables: storage.tables,
         };
       },
     );
@@ -142,7 +144,8 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
   const rounds = Math.max(2, Number(process.env.BENCH_ROUNDS ?? 2));
   const other = prepareWorktree(ref);
   const self =
-    git('rev-parse', '--short=12', 'HEAD') + (git('status', '--porcelain') ? ' (+ uncommitted changes)' : '');
+    git('rev-parse', '--short=12', 'HEAD') +
+    (git('status', '--porcelain', '--untracked-files=no') ? ' (+ uncommitted changes)' : '');
   console.log(
     `this: ${self}; that: ${ref} = ${other.commit.slice(0, 12)} in ${other.root}, dependencies: ${other.dependencies}`,
   );
@@ -182,6 +185,14 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
       `| ${label} | ${mine.map((r) => fmt(Number(r[key]), digits)).join(' / ')} | ${theirs.map((r) => fmt(Number(r[key]), digits)).join(' / ')} | **${fmt(a / b, 2)}** | ${spread} |`,
     );
   }
+  const last = mine.at(-1)!;
+  console.log('\nthis build, bytes per stored report by table after VACUUM (its last round):');
+  console.log('| table | total | table | TOAST | indexes |');
+  console.log('|---|---|---|---|---|');
+  for (const t of last.tables)
+    console.log(
+      `| ${t.table} | ${fmt(t.total, 0)} | ${fmt(t.heap, 0)} | ${fmt(t.toast, 0)} | ${fmt(t.indexes, 0)} |`,
+    );
   const idle = (rows: Round[]) => rows.map((r) => `${fmt(r.idlePct, 1)} / ${fmt(r.stealPct, 1)}`).join(', ');
   console.log(
     `\nmachine idle / steal % during the sustained runs — this: ${idle(mine)}; that: ${idle(theirs)}`,
