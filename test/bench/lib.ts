@@ -128,13 +128,8 @@ export function cpuSeconds(statPath: string): number {
   }
 }
 
-/**
- * CPU used so far by the service's main threads, by their other threads, and by the PostgreSQL backends serving
- * the service's database (`backends`: pid → CPU seconds, from pg_stat_activity, autovacuum included). Only those:
- * on a shared server other tenants' backends come and go (one that exits between two snapshots would subtract its
- * whole CPU), and the server's background processes (WAL writer, checkpointer) work for every database at once.
- */
-export function cpuSnapshot(servicePids: number[], backends: number[] = []) {
+/** CPU used so far by the service's main threads and by their other threads, and the machine's ticks. */
+export function cpuSnapshot(servicePids: number[]) {
   if (!existsSync('/proc/self/stat')) return null;
   let total = 0;
   let main = 0;
@@ -142,23 +137,53 @@ export function cpuSnapshot(servicePids: number[], backends: number[] = []) {
     total += cpuSeconds(`/proc/${pid}/stat`);
     main += cpuSeconds(`/proc/${pid}/task/${pid}/stat`);
   }
-  const postgres = new Map(backends.map((pid) => [pid, cpuSeconds(`/proc/${pid}/stat`)]));
-  return { main, other: total - main, postgres, machine: machineTicks() };
+  return { main, other: total - main, machine: machineTicks() };
 }
 
-/** The pids of the backends connected to `client`'s database (its own included). */
-export async function databaseBackends(client: pg.Client): Promise<number[]> {
-  const { rows } = await client.query(
-    'select pid from pg_stat_activity where datname = current_database() and pid is not null',
-  );
-  return rows.map((row) => Number(row.pid));
-}
+/**
+ * CPU of the PostgreSQL backends serving one database, sampled every 200 ms while it runs: a backend that exits
+ * mid-run (a pool closing an idle connection) keeps the CPU it had used when last seen, one that starts counts
+ * from zero. Backends come from pg_stat_activity (autovacuum included); the server's shared background
+ * processes (WAL writer, checkpointer) are left out, as on a shared server they work for every database.
+ */
+export class PostgresMeter {
+  readonly #client: pg.Client;
+  readonly #first = new Map<number, number>();
+  readonly #last = new Map<number, number>();
+  #timer: NodeJS.Timeout | null = null;
+  #sampling: Promise<void> = Promise.resolve();
 
-/** PostgreSQL CPU seconds between two snapshots: every backend's growth (a backend new since `before` from 0). */
-export function postgresDelta(before: Map<number, number>, after: Map<number, number>): number {
-  let sum = 0;
-  for (const [pid, seconds] of after) sum += seconds - (before.get(pid) ?? 0);
-  return sum;
+  constructor(client: pg.Client) {
+    this.#client = client;
+  }
+
+  async #sample(initial: boolean) {
+    const { rows } = await this.#client.query(
+      'select pid from pg_stat_activity where datname = current_database() and pid is not null',
+    );
+    for (const { pid } of rows as Array<{ pid: number }>) {
+      const seconds = cpuSeconds(`/proc/${pid}/stat`);
+      if (!this.#first.has(pid)) this.#first.set(pid, initial ? seconds : 0);
+      this.#last.set(pid, Math.max(seconds, this.#last.get(pid) ?? 0));
+    }
+  }
+
+  async start() {
+    await this.#sample(true);
+    this.#timer = setInterval(() => {
+      this.#sampling = this.#sampling.then(() => this.#sample(false)).catch(() => undefined);
+    }, 200);
+  }
+
+  /** CPU seconds of the database's backends since start(). */
+  async stop(): Promise<number> {
+    if (this.#timer) clearInterval(this.#timer);
+    await this.#sampling;
+    await this.#sample(false);
+    let sum = 0;
+    for (const [pid, last] of this.#last) sum += last - (this.#first.get(pid) ?? 0);
+    return sum;
+  }
 }
 
 /**
@@ -374,7 +399,9 @@ export async function sustained(
   try {
     const deliveredBefore = delivered?.() ?? 0;
     const countersBefore = await dbCounters(client);
-    const before = cpuSnapshot(pids, await databaseBackends(client));
+    const meter = new PostgresMeter(client);
+    await meter.start();
+    const before = cpuSnapshot(pids);
     const ownBefore = process.cpuUsage();
     const started = performance.now();
     const deadline = started + durationMs;
@@ -400,8 +427,9 @@ export async function sustained(
       while (delivered() - deliveredBefore < submitted && Date.now() < until)
         await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    const after = cpuSnapshot(pids, await databaseBackends(client));
+    const after = cpuSnapshot(pids);
     const own = process.cpuUsage(ownBefore);
+    const postgresSeconds = await meter.stop();
     const countersAfter = await dbCounters(client);
     const perReport = (a: number, b: number) => ((a - b) * 1000) / submitted;
     const cpu =
@@ -409,7 +437,7 @@ export async function sustained(
         ? {
             serviceMain: perReport(after.main, before.main),
             serviceOther: perReport(after.other, before.other),
-            postgres: (postgresDelta(before.postgres, after.postgres) * 1000) / submitted,
+            postgres: (postgresSeconds * 1000) / submitted,
             loadGenerator: (own.user + own.system) / 1000 / submitted,
             idlePct:
               (100 * (after.machine.idle - before.machine.idle)) /
@@ -496,7 +524,9 @@ export async function conditionalReadCost(service: Service, n = 2000) {
   const measure = async (headers: Record<string, string>, expected: number) => {
     for (let i = 0; i < 200; i++)
       await request(url, `/api/v1/developer/reports/${reportId}`, key, undefined, headers);
-    const before = cpuSnapshot(pids, await databaseBackends(client));
+    const meter = new PostgresMeter(client);
+    await meter.start();
+    const before = cpuSnapshot(pids);
     const started = performance.now();
     for (let i = 0; i < n; i++) {
       const response = await request(url, `/api/v1/developer/reports/${reportId}`, key, undefined, headers);
@@ -504,11 +534,12 @@ export async function conditionalReadCost(service: Service, n = 2000) {
         throw new Error(`a read answered ${response.status}, not ${expected}`);
     }
     const elapsed = performance.now() - started;
-    const after = cpuSnapshot(pids, await databaseBackends(client));
+    const after = cpuSnapshot(pids);
+    const postgresSeconds = await meter.stop();
     if (!before || !after) return null;
     return {
       serviceMs: ((after.main + after.other - before.main - before.other) * 1000) / n,
-      postgresMs: (postgresDelta(before.postgres, after.postgres) * 1000) / n,
+      postgresMs: (postgresSeconds * 1000) / n,
       wallMs: elapsed / n,
     };
   };
