@@ -16,8 +16,7 @@ import { prepared } from '../db/prepared.ts';
 
 export const ANALYSIS_QUEUE = 'report-analysis';
 export const ANALYSIS_DEAD_LETTER_QUEUE = 'report-analysis-dead';
-/** Analysis fetchers per process; the job slots (JOB_CONCURRENCY) are split between them. */
-const FETCHERS = 2;
+const JOBS_PER_FETCH = 4;
 
 export interface AnalysisJobData {
   reportId: string;
@@ -218,19 +217,15 @@ export class JobQueue {
     giveUp: (job: Job<AnalysisJobData>) => Promise<void>,
   ): Promise<void> {
     const log = this.#logger;
-    // FETCHERS fetchers, each taking a batch of its share of the job slots, with burstWhenBatchFull: while there is a
-    // backlog, a fetcher fetches again as soon as its batch is done instead of sleeping out its polling interval.
-    // Few fetchers because each costs: every new job's NOTIFY wakes every idle fetcher of the queue, and each
-    // fetch counts the active jobs of every group (groupConcurrency) — 8 fetchers of 4 made 3.8 fetches per job
-    // (docs/performance.md). Each job of a batch is settled on its own (perJobResults), so one failure retries
-    // only that job.
-    const fetchers = Math.min(FETCHERS, this.#settings.jobConcurrency);
-    const batchSize = Math.ceil(this.#settings.jobConcurrency / fetchers);
+    // Batches of JOBS_PER_FETCH with burstWhenBatchFull: while there is a backlog, a worker fetches again as soon as
+    // its batch is done instead of sleeping out its polling interval (pg-boss ignores bursting for batches of
+    // one). Each job of a batch is settled on its own (perJobResults), so one failure retries only that job.
+    const batchSize = Math.min(JOBS_PER_FETCH, this.#settings.jobConcurrency);
     await this.boss.work<AnalysisJobData>(
       ANALYSIS_QUEUE,
       {
         batchSize,
-        localConcurrency: fetchers,
+        localConcurrency: Math.max(1, Math.ceil(this.#settings.jobConcurrency / batchSize)),
         // Over every worker process (the database counts active jobs per group when it hands jobs out).
         groupConcurrency: this.#settings.jobAccountConcurrency,
         burstWhenBatchFull: true,
