@@ -301,11 +301,29 @@ export async function createWebhookQueue(ctx: ServiceContext): Promise<void> {
 export async function startWebhookDelivery(ctx: ServiceContext): Promise<void> {
   const { boss } = ctx.queue;
   await createWebhookQueue(ctx);
+  // Batches with burstWhenBatchFull: one job per fetch and a 1 s poll capped deliveries at 4 per second per
+  // process (pg-boss does not burst batches of one), far below the reports a worker finishes. Still 4 fetchers:
+  // a fetcher waits for its whole batch, so deliveries that trickle in one at a time run 4 at once, as before.
+  // Each attempt is settled on its own (perJobResults).
   await boss.work<DeliveryJob>(
     WEBHOOK_QUEUE,
-    { batchSize: 1, localConcurrency: 4, pollingIntervalSeconds: 1 },
-    async ([job]) => {
-      if (job) await attemptDelivery(ctx, job.data.deliveryId);
+    {
+      batchSize: 8,
+      localConcurrency: 4,
+      pollingIntervalSeconds: 1,
+      burstWhenBatchFull: true,
+      perJobResults: true,
     },
+    async (jobs) =>
+      Promise.all(
+        jobs.map(async (job) => {
+          try {
+            await attemptDelivery(ctx, job.data.deliveryId);
+            return { id: job.id, status: 'completed' as const };
+          } catch (error) {
+            return { id: job.id, status: 'failed' as const, output: { message: String(error) } };
+          }
+        }),
+      ),
   );
 }
