@@ -45,6 +45,8 @@ const FRESH = 1;
 const RETRY = 0;
 /** Longest pause between fetches while idle (also the wake-up after another process queued an event). */
 const IDLE_POLL_MS = 250;
+/** Pause after a fetch that failed (the database unreachable). */
+const FAILED_FETCH_PAUSE_MS = 1000;
 /** Most jobs taken in one fetch. */
 const MAX_FETCH = 16;
 
@@ -404,6 +406,7 @@ export class DeliveryWorker {
     while (!this.#stopping) {
       const free = webhookConcurrency - this.#inFlight.size;
       let fetched = 0;
+      let pause = IDLE_POLL_MS;
       if (free > 0) {
         try {
           const jobs = await boss.fetch<DeliveryJob>(WEBHOOK_QUEUE, {
@@ -413,12 +416,14 @@ export class DeliveryWorker {
           fetched = jobs.length;
           for (const job of jobs) this.#attempt(job);
         } catch (error) {
+          // The database is unreachable: say so once a second, not at every idle poll.
+          pause = FAILED_FETCH_PAUSE_MS;
           if (!this.#stopping) this.#ctx.logger.error({ err: error }, 'fetching webhook deliveries failed');
         }
       }
       if (fetched > 0 && this.#inFlight.size < webhookConcurrency) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, IDLE_POLL_MS);
+        const timer = setTimeout(resolve, pause);
         this.#wake = () => {
           clearTimeout(timer);
           resolve();
