@@ -47,6 +47,8 @@ const RETRY = 0;
 const IDLE_POLL_MS = 250;
 /** Pause after a fetch that failed (the database unreachable). */
 const FAILED_FETCH_PAUSE_MS = 1000;
+/** How long a shutdown waits for cut attempts to record themselves and queue again. */
+const HAND_BACK_MS = 2000;
 /** Most jobs taken in one fetch. */
 const MAX_FETCH = 16;
 
@@ -462,22 +464,26 @@ export class DeliveryWorker {
   async stop(deadline: number): Promise<{ finished: number; handedBack: number }> {
     this.#stopping = true;
     this.#wake?.();
-    await this.#loop;
+    // Every wait is bounded: a fetch or a settle stuck on the database must not hold the shutdown.
+    const within = async (work: Promise<unknown>, until: number) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = await Promise.race([
+        work.then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), Math.max(0, until - Date.now()));
+        }),
+      ]);
+      clearTimeout(timer);
+      return done;
+    };
+    await within(this.#loop ?? Promise.resolve(), deadline);
     const held = this.#inFlight.size;
-    const all = Promise.allSettled([...this.#inFlight.values()]);
-    let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([
-      all.then(() => true),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-      }),
-    ]);
-    clearTimeout(timer);
-    const late = inTime ? 0 : this.#inFlight.size;
-    if (!inTime) {
-      this.#stop.abort();
-      await all;
-    }
+    if (await within(Promise.allSettled([...this.#inFlight.values()]), deadline))
+      return { finished: held, handedBack: 0 };
+    const late = this.#inFlight.size;
+    this.#stop.abort();
+    // The cut attempts write their log rows and queue themselves again: a moment, not a network wait.
+    await within(Promise.allSettled([...this.#inFlight.values()]), Date.now() + HAND_BACK_MS);
     return { finished: held - late, handedBack: late };
   }
 }

@@ -155,13 +155,17 @@ describe('webhooks across processes', { timeout: 180_000 }, () => {
 
   it('a worker stopped mid-attempt hands the delivery back: re-sent within seconds by another, once', async () => {
     const { env, observer, api } = await setUp();
+    // The second worker starts first and is paused (SIGSTOP), so the attempt lands on the first one and the
+    // second is ready the moment the first is stopped (starting it then could outlast the 10 s deadline).
+    const second = await start({ ...env, ROLE: 'worker' });
+    second.child.kill('SIGSTOP');
     const first = await start({ ...env, ROLE: 'worker', SHUTDOWN_GRACE_SECONDS: '2' });
     const key = await newKey(env, 'owner');
     const id = await endpoint(api, key, '/hold');
     const sent = await call(api, key, 'POST', `/webhook-endpoints/${id}/test`);
     expect(sent.status).toBe(202);
     await until('the first attempt', async () => (receiver.at('/hold').length === 1 ? true : undefined));
-    const second = await start({ ...env, ROLE: 'worker' });
+    second.child.kill('SIGCONT');
     const stopped = Date.now();
     await first.kill('SIGTERM');
     const again = await until('the re-sent attempt', async () => receiver.at('/hold')[1], 20_000);
