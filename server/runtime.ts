@@ -113,7 +113,7 @@ export async function startService(
         },
       );
       await startHousekeeping(services);
-      deliveries?.start();
+      await deliveries?.start();
       const every = (ms: number, what: string, run: () => Promise<number>, immediately = false) => {
         const tick = () =>
           run().then(

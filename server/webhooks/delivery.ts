@@ -17,9 +17,11 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Transaction } from 'kysely';
 import type { Job } from 'pg-boss';
+import { ormOptions } from '../db/database.ts';
+import { PreparingClient } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import { transactionDb } from '../jobs/queue.ts';
 import { webhookDeliveries } from '../observability/metrics.ts';
@@ -49,6 +51,8 @@ const IDLE_POLL_MS = 250;
 const FAILED_FETCH_PAUSE_MS = 1000;
 /** How long a shutdown waits for cut attempts to record themselves and queue again. */
 const HAND_BACK_MS = 2000;
+/** Connections of the delivery worker's own pool (PostgreSQL; per worker process). */
+const DELIVERY_POOL_SIZE = 3;
 /** Most jobs taken in one fetch. */
 const MAX_FETCH = 16;
 
@@ -257,8 +261,9 @@ export async function attemptDelivery(
   ctx: ServiceContext,
   deliveryId: string,
   stop: AbortSignal = new AbortController().signal,
+  orm: MikroORM = ctx.db.orm,
 ): Promise<void> {
-  const em = ctx.db.orm.em.fork();
+  const em = orm.em.fork();
   const [target] = await runSql<DeliveryTarget>(
     em,
     `update webhook_deliveries d set attempt_started_at = now()
@@ -390,6 +395,8 @@ export class DeliveryWorker {
   readonly #ctx: ServiceContext;
   readonly #inFlight = new Map<string, Promise<unknown>>();
   readonly #stop = new AbortController();
+  /** On PostgreSQL, a small connection pool of the deliveries' own (see start). */
+  #orm: MikroORM | null = null;
   #stopping = false;
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
@@ -398,7 +405,19 @@ export class DeliveryWorker {
     this.#ctx = ctx;
   }
 
-  start(): void {
+  /**
+   * Starts the fetch loop. On PostgreSQL the attempts' statements (lease, settle) get a pool of
+   * DELIVERY_POOL_SIZE connections of their own: on the application's pool they waited behind the worker's
+   * analysis jobs whenever analysis fell behind, and their lag grew with it (docs/performance.md#webhooks).
+   */
+  async start(): Promise<void> {
+    const { config, db } = this.#ctx;
+    if (db.kind === 'postgres' && config.databaseUrl && !this.#orm) {
+      this.#orm = await MikroORM.init({
+        ...ormOptions({ databaseUrl: config.databaseUrl, dbPoolSize: DELIVERY_POOL_SIZE }),
+        driverOptions: { Client: PreparingClient },
+      });
+    }
     this.#loop ??= this.#run();
   }
 
@@ -438,7 +457,12 @@ export class DeliveryWorker {
   #attempt(job: Job<DeliveryJob>): void {
     const { boss } = this.#ctx.queue;
     const fence = { id: job.id, retryCount: job.retryCount };
-    const running = attemptDelivery(this.#ctx, job.data.deliveryId, this.#stop.signal)
+    const running = attemptDelivery(
+      this.#ctx,
+      job.data.deliveryId,
+      this.#stop.signal,
+      this.#orm ?? this.#ctx.db.orm,
+    )
       .then(
         () => boss.complete(WEBHOOK_QUEUE, [fence]),
         (error: unknown) => {
@@ -478,12 +502,14 @@ export class DeliveryWorker {
     };
     await within(this.#loop ?? Promise.resolve(), deadline);
     const held = this.#inFlight.size;
-    if (await within(Promise.allSettled([...this.#inFlight.values()]), deadline))
-      return { finished: held, handedBack: 0 };
-    const late = this.#inFlight.size;
-    this.#stop.abort();
-    // The cut attempts write their log rows and queue themselves again: a moment, not a network wait.
-    await within(Promise.allSettled([...this.#inFlight.values()]), Date.now() + HAND_BACK_MS);
+    let late = 0;
+    if (!(await within(Promise.allSettled([...this.#inFlight.values()]), deadline))) {
+      late = this.#inFlight.size;
+      this.#stop.abort();
+      // The cut attempts write their log rows and queue themselves again: a moment, not a network wait.
+      await within(Promise.allSettled([...this.#inFlight.values()]), Date.now() + HAND_BACK_MS);
+    }
+    if (this.#orm) await within(this.#orm.close(true), Date.now() + HAND_BACK_MS);
     return { finished: held - late, handedBack: late };
   }
 }

@@ -112,8 +112,9 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
 
   beforeAll(async () => {
     await receiver.start();
-    // A short delivery timeout (10 s in production) so that the timeout test does not wait 10 s.
-    service = await startTestService(backend, { webhookAllowPrivate: true, webhookTimeoutMs: 500 });
+    // A short delivery deadline (10 s in production) so that the timeout tests do not wait 10 s; not shorter, as
+    // it bounds every exchange, and on a loaded machine a prompt receiver's answer can take a second.
+    service = await startTestService(backend, { webhookAllowPrivate: true, webhookTimeoutMs: 2000 });
   });
   afterAll(async () => {
     await service?.close();
@@ -417,12 +418,12 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
     await receiver.waitFor('/silent', 1);
     let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
-    for (let i = 0; i < 60 && detail.body.attempts === 0; i++) {
+    for (let i = 0; i < 200 && detail.body.attempts === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
     }
     expect(detail.body).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
-    expect(detail.body.attempt_log[0].error).toMatch(/no complete response within 0.5 s/);
+    expect(detail.body.attempt_log[0].error).toMatch(/no complete response within 2 s/);
     expect(new Date(detail.body.next_attempt_at).getTime()).toBeGreaterThan(Date.now());
     expect(await registry.getSingleMetricAsString('webhook_deliveries_total')).toMatch(
       /outcome="timeout"} [1-9]/,
@@ -435,17 +436,17 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
     const [request] = await receiver.waitFor('/trickle', 1);
     let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
-    for (let i = 0; i < 60 && detail.body.attempts === 0; i++) {
+    for (let i = 0; i < 200 && detail.body.attempts === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
     }
-    // The deadline (500 ms here) covers the whole body: the connection is closed then, not when bytes stop.
+    // The deadline (2 s here) covers the whole body: the connection is closed then, not when bytes stop.
     const closed = receiver.closed.find((c) => c.path === '/trickle');
     expect(closed).toBeDefined();
-    expect(closed!.at - request!.at).toBeLessThan(1500);
+    expect(closed!.at - request!.at).toBeLessThan(3500);
     expect(detail.body).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
     expect(detail.body.attempt_log).toEqual([
-      expect.objectContaining({ attempt: 1, status_code: null, error: 'no complete response within 0.5 s' }),
+      expect.objectContaining({ attempt: 1, status_code: null, error: 'no complete response within 2 s' }),
     ]);
     await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
   });
