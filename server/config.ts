@@ -91,8 +91,19 @@ export interface Config {
   aiDailyTokenBudget: number;
   /** Webhook endpoints may resolve to loopback/private/link-local addresses (tests, local development). */
   webhookAllowPrivate: boolean;
-  /** Longest wait for a webhook endpoint's answer, milliseconds (10 s; not an environment variable). */
+  /**
+   * Hard deadline of one webhook attempt (connect, headers and the whole body), milliseconds (10 s; not an
+   * environment variable): well below the delivery job's 60 s expiry.
+   */
   webhookTimeoutMs: number;
+  /** Webhook attempts one worker process runs at once (they wait on receivers, not on the CPU). */
+  webhookConcurrency: number;
+  /** Webhook attempts of one account running at once, over every worker process. */
+  webhookAccountConcurrency: number;
+  /** Test events one account may send per minute (REST and GraphQL together). */
+  webhookTestEventsPerMinute: number;
+  /** Pending deliveries above which an account's test events and redeliveries are refused (429). */
+  webhookMaxPendingDeliveries: number;
 }
 
 const AI_RESPONSE_FORMATS = ['json_schema', 'json_object'] as const;
@@ -222,5 +233,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     aiDailyTokenBudget: int('AI_DAILY_TOKEN_BUDGET', env.AI_DAILY_TOKEN_BUDGET, 2_000_000),
     webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === '1' || env.WEBHOOK_ALLOW_PRIVATE === 'true',
     webhookTimeoutMs: 10_000,
+    webhookConcurrency: int('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 32, 1),
+    webhookAccountConcurrency: int('WEBHOOK_ACCOUNT_CONCURRENCY', env.WEBHOOK_ACCOUNT_CONCURRENCY, 4, 1),
+    webhookTestEventsPerMinute: int(
+      'WEBHOOK_TEST_EVENTS_PER_MINUTE',
+      env.WEBHOOK_TEST_EVENTS_PER_MINUTE,
+      10,
+      1,
+    ),
+    webhookMaxPendingDeliveries: int(
+      'WEBHOOK_MAX_PENDING_DELIVERIES',
+      env.WEBHOOK_MAX_PENDING_DELIVERIES,
+      100,
+      1,
+    ),
   };
 }

@@ -25,7 +25,7 @@ import { JobQueue } from './jobs/queue.ts';
 import { purgeExpiredReports, RETENTION_INTERVAL_MS } from './jobs/retention.ts';
 import { failStaleReports } from './jobs/sweeper.ts';
 import type { ServiceContext } from './services/context.ts';
-import { createWebhookQueue, startWebhookDelivery } from './webhooks/delivery.ts';
+import { createWebhookQueue, DeliveryWorker } from './webhooks/delivery.ts';
 
 export interface RunningService {
   services: ServiceContext;
@@ -44,6 +44,8 @@ export interface ShutdownReport {
   requestsInFlight: number;
   jobsFinished: number;
   jobsHandedBack: number;
+  /** Webhook attempts cut short at the deadline, logged as interrupted and queued again at once. */
+  deliveriesHandedBack: number;
 }
 
 export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
@@ -100,6 +102,7 @@ export async function startService(
 
     const timers: NodeJS.Timeout[] = [];
     await createWebhookQueue(services);
+    const deliveries = works ? new DeliveryWorker(services) : null;
     if (works) {
       await queue.work(
         (job) =>
@@ -110,7 +113,7 @@ export async function startService(
         },
       );
       await startHousekeeping(services);
-      await startWebhookDelivery(services);
+      await deliveries?.start();
       const every = (ms: number, what: string, run: () => Promise<number>, immediately = false) => {
         const tick = () =>
           run().then(
@@ -189,7 +192,7 @@ export async function startService(
         };
         // An API stops accepting at once. A worker's port (ops endpoints only) stays open while it drains, so
         // /readyz keeps saying 503 and /metrics keeps answering until its jobs are done.
-        const [, jobs] = await Promise.all([
+        const [, jobs, sent] = await Promise.all([
           api ? closeHttp() : undefined,
           works
             ? queue.stopWorking(deadline).catch((error: unknown) => {
@@ -198,6 +201,7 @@ export async function startService(
                 return { finished: 0, handedBack: 0 };
               })
             : { finished: 0, handedBack: 0 },
+          deliveries?.stop(deadline) ?? { finished: 0, handedBack: 0 },
         ]);
         if (!api) await closeHttp();
         await closeAll(started + config.shutdownGraceMs - 250);
@@ -206,6 +210,7 @@ export async function startService(
           requestsInFlight,
           jobsFinished: jobs.finished,
           jobsHandedBack: jobs.handedBack,
+          deliveriesHandedBack: sent.handedBack,
         };
         logger.info(report, 'stopped');
         return report;

@@ -74,7 +74,10 @@ async function authenticate(services: ServiceContext, request: Request): Promise
     );
   }
   const mode = consoleMode(request.headers.get(CONSOLE_MODE_HEADER));
-  return { principal: { accountId: session.accountId, mode, apiKeyId: null }, session };
+  return {
+    principal: { accountId: session.accountId, mode, apiKeyId: null, sessionId: session.sessionId },
+    session,
+  };
 }
 
 /**

@@ -13,6 +13,7 @@ import { Session } from '../db/entities/session.entity.ts';
 import { ConflictError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../errors.ts';
 import { randomToken } from '../lib/ids.ts';
 import type { RateLimits } from '../lib/rateLimits.ts';
+import { disableEndpointsOfOtherSessions } from '../webhooks/endpoints.ts';
 import { normaliseEmail } from './apiKeys.ts';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -252,6 +253,7 @@ export async function changePassword(
   const passwordHash = await argon2.hash(next, { type: argon2.argon2id });
   await em.nativeUpdate(Account, { id: account.id }, { passwordHash });
   await em.nativeDelete(Session, { account: account.id, id: { $ne: principal.sessionId } });
+  await disableEndpointsOfOtherSessions(em, account.id, principal.sessionId);
 }
 
 /** A generated password for an operator's reset: 18 random bytes → 24 URL-safe characters (144 bits). */

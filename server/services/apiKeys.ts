@@ -10,6 +10,7 @@ import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.ts';
 import { isUuid, randomToken } from '../lib/ids.ts';
+import { disableEndpointsCreatedByKey } from '../webhooks/endpoints.ts';
 
 /**
  * Who is calling: every service that reads or writes tenant data takes one. An API key gives its account
@@ -20,6 +21,8 @@ export interface Principal {
   mode: ApiKeyMode;
   /** The key that authenticated the request; null for a console session. */
   apiKeyId: string | null;
+  /** The console session that authenticated the request (its id); absent for an API key. */
+  sessionId?: string;
 }
 
 const KEY_PATTERN = /^ek_(test|live)_[A-Za-z0-9_-]{32,128}$/;
@@ -91,12 +94,13 @@ export async function createApiKey(
 
 /** Revokes a key given in full. Returns false when no such key exists or it was already revoked. */
 export async function revokeApiKeyByValue(em: EntityManager, key: string): Promise<boolean> {
-  const affected = await em.nativeUpdate(
-    ApiKey,
-    { keyHash: hashApiKey(key.trim()), revokedAt: null },
-    { revokedAt: new Date() },
+  const [revoked] = await runSql<{ id: string }>(
+    em,
+    `update api_keys set revoked_at = $2 where key_hash = $1 and revoked_at is null returning id`,
+    [hashApiKey(key.trim()), new Date()],
   );
-  return affected > 0;
+  if (revoked) await disableEndpointsCreatedByKey(em, revoked.id);
+  return revoked !== undefined;
 }
 
 interface KeyRow {
@@ -148,8 +152,13 @@ export async function revokeApiKeyById(
   const key = isUuid(keyId) ? await em.findOne(ApiKey, { id: keyId, account: accountId }) : null;
   if (!key) throw new NotFoundError('API key', keyId);
   if (!key.revokedAt) {
-    key.revokedAt = new Date();
-    await em.flush();
+    // Revocation means revocation: what the key registered stops receiving events too, in the same transaction.
+    const revokedAt = new Date();
+    await em.transactional(async (tx) => {
+      await tx.nativeUpdate(ApiKey, { id: key.id }, { revokedAt });
+      await disableEndpointsCreatedByKey(tx, key.id);
+    });
+    key.revokedAt = revokedAt;
   }
   return key;
 }

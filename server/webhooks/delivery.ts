@@ -5,14 +5,23 @@
  * job per delivery, in the caller's transaction — the one that finishes (or fails) the report — so an event is
  * never lost and never sent for a report that did not finish (at least once; the unique (endpoint, event)
  * key makes a repeated emission deliver once). Each attempt is a job: POST the payload signed per Standard
- * Webhooks, 10 s timeout, redirects not followed, addresses checked at connection (ssrf.ts). A 2xx delivers;
- * 410 Gone disables the endpoint; anything else (or no answer) is retried on RETRY_SCHEDULE_SECONDS, over
- * ~27.6 hours, then the delivery is failed. Every attempt is logged (status, latency, error).
+ * Webhooks, within a hard deadline (connect, headers and whole body), redirects not followed, addresses checked
+ * at connection (ssrf.ts). A 2xx delivers; 410 Gone disables the endpoint; anything else (or no answer) is
+ * retried on RETRY_SCHEDULE_SECONDS, over ~27.6 hours, then the delivery is failed. Every attempt is logged.
+ *
+ * Fairness: a job's pg-boss group is its account, and the workers fetch with a per-group cap (over every worker
+ * process), so one account's backlog or slow receivers occupy at most `webhookAccountConcurrency` attempts while
+ * other accounts' events take the free slots. Fresh events outrank retries (pg-boss priority), so a backlog
+ * of retries never runs ahead of new events. The delivery worker (DeliveryWorker) runs many attempts at once
+ * per process: they wait on receivers, not on the CPU.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Transaction } from 'kysely';
+import type { Job } from 'pg-boss';
+import { ormOptions } from '../db/database.ts';
+import { PreparingClient } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import { transactionDb } from '../jobs/queue.ts';
 import { webhookDeliveries } from '../observability/metrics.ts';
@@ -24,6 +33,28 @@ export const WEBHOOK_QUEUE = 'webhook-delivery';
 /** Delay before attempt 2, 3, …, 8 (after a failed attempt 1, 2, …, 7): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** pg-boss expires a job running this long (a worker that died mid-attempt): far above the attempt's deadline. */
+export const DELIVERY_JOB_EXPIRY_SECONDS = 60;
+/**
+ * How long an attempt holds its delivery (attempt_started_at): a second job for the same delivery (a redelivery,
+ * pg-boss's retry of an expired job) finding the lease held does nothing — the running attempt settles it. Longer
+ * than an attempt can run (deadline + its two statements), shorter than the job's expiry, so the retry of a job
+ * whose worker died finds the lease lapsed.
+ */
+const LEASE_SECONDS = 30;
+/** pg-boss priorities (higher first): new events before scheduled retries. */
+const FRESH = 1;
+const RETRY = 0;
+/** Longest pause between fetches while idle (also the wake-up after another process queued an event). */
+const IDLE_POLL_MS = 250;
+/** Pause after a fetch that failed (the database unreachable). */
+const FAILED_FETCH_PAUSE_MS = 1000;
+/** How long a shutdown waits for cut attempts to record themselves and queue again. */
+const HAND_BACK_MS = 2000;
+/** Connections of the delivery worker's own pool (PostgreSQL; per worker process). */
+const DELIVERY_POOL_SIZE = 3;
+/** Most jobs taken in one fetch. */
+const MAX_FETCH = 16;
 
 export type WebhookEventType = 'report.succeeded' | 'report.failed' | 'webhook.test';
 
@@ -37,24 +68,32 @@ interface DeliveryJob {
   deliveryId: string;
 }
 
+/**
+ * Queues an attempt of a delivery in `tx`, in its account's group. `retry`: a scheduled retry (ranks after new
+ * events); a first attempt, a redelivery or a hand-back at shutdown ranks as new.
+ */
 export async function enqueueDelivery(
   ctx: ServiceContext,
   tx: EntityManager,
   deliveryId: string,
+  accountId: string,
   delaySeconds: number,
-  _manual = false,
+  retry = false,
 ): Promise<void> {
   const db = transactionDb(tx.getTransactionContext() as Transaction<unknown>);
   await ctx.queue.boss.send(WEBHOOK_QUEUE, { deliveryId } satisfies DeliveryJob, {
     db,
+    group: { id: accountId },
+    priority: retry ? RETRY : FRESH,
     ...(delaySeconds > 0 ? { startAfter: delaySeconds } : {}),
   });
 }
 
-/** Records `event` for the given endpoints (in `tx`) and queues their first attempts; returns the new ids. */
+/** Records `event` for the given endpoints of one account (in `tx`) and queues their first attempts; returns the new ids. */
 export async function recordDeliveries(
   ctx: ServiceContext,
   tx: EntityManager,
+  accountId: string,
   endpointIds: readonly string[],
   eventKey: string,
   event: WebhookEvent,
@@ -69,7 +108,7 @@ export async function recordDeliveries(
       [endpointId, eventKey, event.type, JSON.stringify(event), new Date()],
     );
     for (const row of rows) {
-      await enqueueDelivery(ctx, tx, row.id, 0);
+      await enqueueDelivery(ctx, tx, row.id, accountId, 0);
       ids.push(row.id);
     }
   }
@@ -87,7 +126,7 @@ export async function emitReportEvent(
   tx: EntityManager,
   reportId: string,
 ): Promise<number> {
-  const rows = await runSql<{ id: string }>(
+  const rows = await runSql<{ id: string; account_id: string }>(
     tx,
     `with r as (
        select r.id, r.account_id, r.mode, r.status, r.version_no, r.share_token, r.error_message, t.id as task_id,
@@ -104,10 +143,10 @@ export async function emitReportEvent(
             'pending', 0, $4, $4
        from r join webhook_endpoints e on e.account_id = r.account_id and e.mode = r.mode and e.enabled
      on conflict (endpoint_id, event_key) do nothing
-     returning id`,
+     returning id, (select account_id from r) as account_id`,
     [reportId, new Date().toISOString(), `${ctx.config.appUrl}/shared/reports/`, new Date()],
   );
-  for (const row of rows) await enqueueDelivery(ctx, tx, row.id, 0);
+  for (const row of rows) await enqueueDelivery(ctx, tx, row.id, row.account_id, 0);
   return rows.length;
 }
 
@@ -116,31 +155,62 @@ interface AttemptResult {
   latencyMs: number;
   error: string | null;
   timedOut: boolean;
+  /** Cut short because this process is shutting down (handed back, not counted as the receiver's failure). */
+  interrupted: boolean;
 }
 
-/** One POST, without following redirects, within the timeout (config.webhookTimeoutMs, 10 s), to an address the SSRF guard allows. */
+/**
+ * One POST, without following redirects, to an address the SSRF guard allows, within a hard deadline of
+ * `timeoutMs` over the whole exchange — connecting, the headers, and the body to its last byte: a receiver that
+ * trickles its answer is cut at the deadline like one that never answers. `stop` aborts it early (shutdown).
+ */
 function post(
   url: URL,
   headers: Record<string, string>,
   body: string,
   allowPrivate: boolean,
   timeoutMs: number,
+  stop: AbortSignal,
 ): Promise<AttemptResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
     if (!allowPrivate && isBlockedLiteral(url)) {
-      resolve({ statusCode: null, latencyMs: 0, error: 'the address is not allowed', timedOut: false });
+      resolve({
+        statusCode: null,
+        latencyMs: 0,
+        error: 'the address is not allowed',
+        timedOut: false,
+        interrupted: false,
+      });
       return;
     }
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([deadline, stop]);
     let settled = false;
-    const finish = (result: AttemptResult) => {
-      if (!settled) {
-        settled = true;
-        resolve(result);
-      }
+    const finish = (result: Omit<AttemptResult, 'latencyMs' | 'timedOut' | 'interrupted'>) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      resolve({ ...result, latencyMs: elapsed(), timedOut: false, interrupted: false });
     };
+    const onAbort = () => {
+      if (settled) return;
+      settled = true;
+      const timedOut = deadline.aborted;
+      resolve({
+        statusCode: null,
+        latencyMs: elapsed(),
+        error: timedOut
+          ? `no complete response within ${timeoutMs / 1000} s`
+          : 'interrupted: the worker shut down',
+        timedOut,
+        interrupted: !timedOut,
+      });
+      req.destroy();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(
       url,
       {
@@ -155,34 +225,25 @@ function post(
           received += chunk.length;
           if (received > MAX_RESPONSE_BYTES) res.destroy();
         });
-        const done = () =>
-          finish({ statusCode: res.statusCode ?? null, latencyMs: elapsed(), error: null, timedOut: false });
+        const done = () => finish({ statusCode: res.statusCode ?? null, error: null });
         res.on('end', done);
         res.on('close', done);
       },
     );
-    req.setTimeout(timeoutMs, () => {
-      finish({
-        statusCode: null,
-        latencyMs: elapsed(),
-        error: `no response within ${timeoutMs / 1000} s`,
-        timedOut: true,
-      });
-      req.destroy();
-    });
     req.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ statusCode: null, latencyMs: elapsed(), error: error.code ?? error.message, timedOut: false }),
+      finish({ statusCode: null, error: error.code ?? error.message }),
     );
-    req.end(body);
+    if (signal.aborted) onAbort();
+    else req.end(body);
   });
 }
 
 interface DeliveryTarget {
   id: string;
   payload: string;
-  status: string;
   attempts: number;
   endpoint_id: string;
+  account_id: string;
   url: string;
   enabled: boolean;
   secret: string;
@@ -190,22 +251,36 @@ interface DeliveryTarget {
   previous_secret_expires_at: Date | null;
 }
 
-/** One attempt of a delivery (the job's body). */
-export async function attemptDelivery(ctx: ServiceContext, deliveryId: string): Promise<void> {
-  const em = ctx.db.orm.em.fork();
+/**
+ * One attempt of a delivery (the job's body). It first takes the delivery's lease: a delivery that is no longer
+ * pending, or whose lease another attempt holds, is left alone — so a delivery never has two attempts at once.
+ * The attempt, whatever its outcome (timeouts and a shutdown's interruption included), is written to the attempt
+ * log in the same transaction that releases the lease and queues the next attempt.
+ */
+export async function attemptDelivery(
+  ctx: ServiceContext,
+  deliveryId: string,
+  stop: AbortSignal = new AbortController().signal,
+  orm: MikroORM = ctx.db.orm,
+): Promise<void> {
+  const em = orm.em.fork();
   const [target] = await runSql<DeliveryTarget>(
     em,
-    `select d.id, d.payload, d.status, d.attempts, d.endpoint_id, e.url, e.enabled, e.secret, e.previous_secret,
-            e.previous_secret_expires_at
-       from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id where d.id = $1`,
-    [deliveryId],
+    `update webhook_deliveries d set attempt_started_at = now()
+       from webhook_endpoints e
+      where d.id = $1 and e.id = d.endpoint_id and d.status = 'pending'
+        and (d.attempt_started_at is null or d.attempt_started_at < now() - make_interval(secs => $2))
+     returning d.id, d.payload, d.attempts, d.endpoint_id, e.account_id, e.url, e.enabled, e.secret,
+               e.previous_secret, e.previous_secret_expires_at`,
+    [deliveryId, LEASE_SECONDS],
   );
-  if (target?.status !== 'pending') return;
+  if (!target) return;
   const now = new Date();
   if (!target.enabled) {
     await runSql(
       em,
-      `update webhook_deliveries set status = 'failed', last_error = $2, next_attempt_at = null where id = $1`,
+      `update webhook_deliveries set status = 'failed', last_error = $2, next_attempt_at = null, attempt_started_at = null
+        where id = $1`,
       [target.id, 'the endpoint is disabled'],
     );
     webhookDeliveries.inc({ outcome: 'disabled' });
@@ -232,11 +307,13 @@ export async function attemptDelivery(ctx: ServiceContext, deliveryId: string): 
     target.payload,
     webhookAllowPrivate,
     webhookTimeoutMs,
+    stop,
   );
   const attempt = target.attempts + 1;
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   const gone = result.statusCode === 410;
-  const retryIn = !ok && !gone ? RETRY_SCHEDULE_SECONDS[attempt - 1] : undefined;
+  // A shutdown's interruption is handed back at once (as a new event would be), not on the retry schedule.
+  const retryIn = result.interrupted ? 0 : !ok && !gone ? RETRY_SCHEDULE_SECONDS[attempt - 1] : undefined;
   const status = ok ? 'delivered' : retryIn !== undefined ? 'pending' : 'failed';
   const error =
     result.error ??
@@ -249,14 +326,14 @@ export async function attemptDelivery(ctx: ServiceContext, deliveryId: string): 
     await runSql(
       tx,
       `insert into webhook_attempts (delivery_id, attempt_no, attempted_at, status_code, latency_ms, error)
-       values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
+       values ($1, $2, $3, $4, $5, $6)`,
       [target.id, attempt, now, result.statusCode, result.latencyMs, error],
     );
     await runSql(
       tx,
       `update webhook_deliveries
           set attempts = $2, status = $3, last_status_code = $4, last_latency_ms = $5, last_error = $6,
-              next_attempt_at = $7, delivered_at = $8
+              next_attempt_at = $7, delivered_at = $8, attempt_started_at = null
         where id = $1`,
       [
         target.id,
@@ -276,54 +353,163 @@ export async function attemptDelivery(ctx: ServiceContext, deliveryId: string): 
         [target.endpoint_id, 'The endpoint answered 410 Gone; deliveries stopped.', new Date()],
       );
     }
-    if (retryIn !== undefined) await enqueueDelivery(ctx, tx, target.id, retryIn);
+    if (retryIn !== undefined)
+      await enqueueDelivery(ctx, tx, target.id, target.account_id, retryIn, !result.interrupted);
   });
   webhookDeliveries.inc({
-    outcome: ok ? 'delivered' : gone ? 'disabled' : result.timedOut ? 'timeout' : 'failed',
+    outcome: ok
+      ? 'delivered'
+      : gone
+        ? 'disabled'
+        : result.interrupted
+          ? 'interrupted'
+          : result.timedOut
+            ? 'timeout'
+            : 'failed',
   });
 }
 
-/** Creates the delivery queue and starts this process's delivery workers. */
 /**
  * Creates the delivery queue (idempotent). Every role calls it at start: an `api` process enqueues test
  * events and redeliveries even before any worker has started.
  */
 export async function createWebhookQueue(ctx: ServiceContext): Promise<void> {
   // pg-boss retries only cover a crash inside an attempt; failed deliveries are rescheduled by attemptDelivery.
-  await ctx.queue.boss.createQueue(WEBHOOK_QUEUE, {
+  const options = {
     retryLimit: 3,
     retryDelay: 10,
     retryBackoff: true,
-    expireInSeconds: 60,
-  });
+    expireInSeconds: DELIVERY_JOB_EXPIRY_SECONDS,
+  };
+  await ctx.queue.boss.createQueue(WEBHOOK_QUEUE, options);
+  await ctx.queue.boss.updateQueue(WEBHOOK_QUEUE, options);
 }
 
-export async function startWebhookDelivery(ctx: ServiceContext): Promise<void> {
-  const { boss } = ctx.queue;
-  await createWebhookQueue(ctx);
-  // Batches with burstWhenBatchFull: one job per fetch and a 1 s poll capped deliveries at 4 per second per
-  // process (pg-boss does not burst batches of one), far below the reports a worker finishes. Still 4 fetchers:
-  // a fetcher waits for its whole batch, so deliveries that trickle in one at a time run 4 at once, as before.
-  // Each attempt is settled on its own (perJobResults).
-  await boss.work<DeliveryJob>(
-    WEBHOOK_QUEUE,
-    {
-      batchSize: 8,
-      localConcurrency: 4,
-      pollingIntervalSeconds: 1,
-      burstWhenBatchFull: true,
-      perJobResults: true,
-    },
-    async (jobs) =>
-      Promise.all(
-        jobs.map(async (job) => {
-          try {
-            await attemptDelivery(ctx, job.data.deliveryId);
-            return { id: job.id, status: 'completed' as const };
-          } catch (error) {
-            return { id: job.id, status: 'failed' as const, output: { message: String(error) } };
-          }
+/**
+ * This process's delivery worker: one fetch loop that keeps up to `webhookConcurrency` attempts running, each
+ * settled on its own (one slow receiver holds one slot, not a batch). It fetches again as soon as a fetch came
+ * back non-empty or an attempt ends, else every IDLE_POLL_MS; each fetch passes the per-account cap
+ * (`groupConcurrency`), which pg-boss checks against the active jobs of every process.
+ */
+export class DeliveryWorker {
+  readonly #ctx: ServiceContext;
+  readonly #inFlight = new Map<string, Promise<unknown>>();
+  readonly #stop = new AbortController();
+  /** On PostgreSQL, a small connection pool of the deliveries' own (see start). */
+  #orm: MikroORM | null = null;
+  #stopping = false;
+  #wake: (() => void) | null = null;
+  #loop: Promise<void> | null = null;
+
+  constructor(ctx: ServiceContext) {
+    this.#ctx = ctx;
+  }
+
+  /**
+   * Starts the fetch loop. On PostgreSQL the attempts' statements (lease, settle) get a pool of
+   * DELIVERY_POOL_SIZE connections of their own: on the application's pool they waited behind the worker's
+   * analysis jobs whenever analysis fell behind, and their lag grew with it (docs/performance.md#webhooks).
+   */
+  async start(): Promise<void> {
+    const { config, db } = this.#ctx;
+    if (db.kind === 'postgres' && config.databaseUrl && !this.#orm) {
+      this.#orm = await MikroORM.init({
+        ...ormOptions({ databaseUrl: config.databaseUrl, dbPoolSize: DELIVERY_POOL_SIZE }),
+        driverOptions: { Client: PreparingClient },
+      });
+    }
+    this.#loop ??= this.#run();
+  }
+
+  async #run(): Promise<void> {
+    const { boss } = this.#ctx.queue;
+    const { webhookConcurrency, webhookAccountConcurrency } = this.#ctx.config;
+    while (!this.#stopping) {
+      const free = webhookConcurrency - this.#inFlight.size;
+      let fetched = 0;
+      let pause = IDLE_POLL_MS;
+      if (free > 0) {
+        try {
+          const jobs = await boss.fetch<DeliveryJob>(WEBHOOK_QUEUE, {
+            batchSize: Math.min(free, MAX_FETCH),
+            groupConcurrency: webhookAccountConcurrency,
+          });
+          fetched = jobs.length;
+          for (const job of jobs) this.#attempt(job);
+        } catch (error) {
+          // The database is unreachable: say so once a second, not at every idle poll.
+          pause = FAILED_FETCH_PAUSE_MS;
+          if (!this.#stopping) this.#ctx.logger.error({ err: error }, 'fetching webhook deliveries failed');
+        }
+      }
+      if (fetched > 0 && this.#inFlight.size < webhookConcurrency) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pause);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = null;
+    }
+  }
+
+  #attempt(job: Job<DeliveryJob>): void {
+    const { boss } = this.#ctx.queue;
+    const fence = { id: job.id, retryCount: job.retryCount };
+    const running = attemptDelivery(
+      this.#ctx,
+      job.data.deliveryId,
+      this.#stop.signal,
+      this.#orm ?? this.#ctx.db.orm,
+    )
+      .then(
+        () => boss.complete(WEBHOOK_QUEUE, [fence]),
+        (error: unknown) => {
+          this.#ctx.logger.warn({ err: error, jobId: job.id, ...job.data }, 'webhook attempt failed');
+          return boss.fail(WEBHOOK_QUEUE, [fence], { message: String(error) });
+        },
+      )
+      .catch((error: unknown) =>
+        this.#ctx.logger.error({ err: error, jobId: job.id }, 'settling a webhook job failed'),
+      )
+      .finally(() => {
+        this.#inFlight.delete(job.id);
+        this.#wake?.();
+      });
+    this.#inFlight.set(job.id, running);
+  }
+
+  /**
+   * Stops fetching and lets the attempts in flight finish until `deadline` (epoch ms); those still running then
+   * are cut short, logged as interrupted, and queued again at once — another worker sends them within its next
+   * fetch, once. Returns how many finished and how many were handed back.
+   */
+  async stop(deadline: number): Promise<{ finished: number; handedBack: number }> {
+    this.#stopping = true;
+    this.#wake?.();
+    // Every wait is bounded: a fetch or a settle stuck on the database must not hold the shutdown.
+    const within = async (work: Promise<unknown>, until: number) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = await Promise.race([
+        work.then(() => true),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(false), Math.max(0, until - Date.now()));
         }),
-      ),
-  );
+      ]);
+      clearTimeout(timer);
+      return done;
+    };
+    await within(this.#loop ?? Promise.resolve(), deadline);
+    const held = this.#inFlight.size;
+    let late = 0;
+    if (!(await within(Promise.allSettled([...this.#inFlight.values()]), deadline))) {
+      late = this.#inFlight.size;
+      this.#stop.abort();
+      // The cut attempts write their log rows and queue themselves again: a moment, not a network wait.
+      await within(Promise.allSettled([...this.#inFlight.values()]), Date.now() + HAND_BACK_MS);
+    }
+    if (this.#orm) await within(this.#orm.close(true), Date.now() + HAND_BACK_MS);
+    return { finished: held - late, handedBack: late };
+  }
 }

@@ -1,11 +1,16 @@
 /**
  * Webhook endpoints of an account and mode: create (the `whsec_` secret returned once), list, get, update, delete,
  * rotate the secret (the old one keeps signing for 24 hours), and the delivery log with manual redelivery. Both
- * transports (REST, GraphQL) call these; authorisation (account and mode of the principal) happens here.
+ * transports (REST, GraphQL) call these; authorisation (account and mode of the principal) happens here, and so
+ * do the per-account limits (endpoints, test events per minute, pending deliveries), under one lock per account
+ * so concurrent requests cannot pass a limit together. An endpoint records the key or console session that
+ * created it: revoking that key, or changing the password, disables it (disableEndpointsCreatedBy…).
  */
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { textProblem } from '../../schema/text.ts';
 import { runSql } from '../db/sql.ts';
-import { NotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError, TooManyRequestsError, ValidationError } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
@@ -94,6 +99,8 @@ async function checkInput(
       throw new ValidationError([
         { path: 'description', message: 'must be a string of at most 500 characters, or null' },
       ]);
+    const unclean = input.description === null ? undefined : textProblem(input.description);
+    if (unclean) throw new ValidationError([{ path: 'description', message: unclean }]);
     out.description = input.description;
   }
   if (input.enabled !== undefined) {
@@ -104,40 +111,55 @@ async function checkInput(
   return out;
 }
 
+/**
+ * Serialises the webhook changes of one account (transaction-scoped advisory lock): a limit counted under it
+ * holds however many requests arrive at once. Not the account row: a row lock would also stall the account's
+ * submissions (their foreign-key checks).
+ */
+async function lockAccount(tx: EntityManager, accountId: string): Promise<void> {
+  await runSql(tx, `select pg_advisory_xact_lock(hashtextextended($1, 0))`, [`webhooks:${accountId}`]);
+}
+
 export async function createEndpoint(
   ctx: ServiceContext,
   principal: Principal,
   input: EndpointInput,
 ): Promise<{ endpoint: EndpointRow; secret: string }> {
   const values = await checkInput(ctx, principal, input, true);
-  const em = ctx.db.orm.em.fork();
-  const [{ count } = { count: 0 }] = await runSql<{ count: number }>(
-    em,
-    `select count(*)::int as count from webhook_endpoints where account_id = $1 and mode = $2`,
-    [principal.accountId, principal.mode],
-  );
-  if (count >= MAX_ENDPOINTS)
-    throw new ValidationError([
-      { path: 'url', message: `at most ${MAX_ENDPOINTS} endpoints per account and mode` },
-    ]);
   const secret = newWebhookSecret();
   const now = new Date();
-  const [endpoint] = await runSql<EndpointRow>(
-    em,
-    `insert into webhook_endpoints (id, account_id, mode, url, description, enabled, secret, created_at, updated_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $8) returning ${ENDPOINT_COLUMNS}`,
-    [
-      randomUUID(),
-      principal.accountId,
-      principal.mode,
-      values.url,
-      values.description ?? null,
-      values.enabled ?? true,
-      secret,
-      now,
-    ],
-  );
-  return { endpoint: endpoint!, secret };
+  const endpoint = await ctx.db.orm.em.fork().transactional(async (tx) => {
+    await lockAccount(tx, principal.accountId);
+    const [{ count } = { count: 0 }] = await runSql<{ count: number }>(
+      tx,
+      `select count(*)::int as count from webhook_endpoints where account_id = $1 and mode = $2`,
+      [principal.accountId, principal.mode],
+    );
+    if (count >= MAX_ENDPOINTS)
+      throw new ValidationError([
+        { path: 'url', message: `at most ${MAX_ENDPOINTS} endpoints per account and mode` },
+      ]);
+    const [row] = await runSql<EndpointRow>(
+      tx,
+      `insert into webhook_endpoints (id, account_id, mode, url, description, enabled, secret, created_at, updated_at,
+                                      created_by_api_key_id, created_by_session_id)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10) returning ${ENDPOINT_COLUMNS}`,
+      [
+        randomUUID(),
+        principal.accountId,
+        principal.mode,
+        values.url,
+        values.description ?? null,
+        values.enabled ?? true,
+        secret,
+        now,
+        principal.apiKeyId,
+        principal.sessionId ?? null,
+      ],
+    );
+    return row!;
+  });
+  return { endpoint, secret };
 }
 
 export async function listEndpoints(ctx: ServiceContext, principal: Principal): Promise<EndpointRow[]> {
@@ -214,7 +236,51 @@ export async function rotateSecret(
   return { endpoint: endpoint!, secret };
 }
 
-/** Sends a `webhook.test` event to the endpoint now (a delivery like any other, in its log). */
+/**
+ * The account's sending limits, checked under its lock (in `tx`): at most `webhookMaxPendingDeliveries` pending
+ * deliveries (report events are never refused — only what a caller sends by hand), and for a test event at most
+ * `webhookTestEventsPerMinute` in the last minute. Over either → 429 with the seconds to wait.
+ */
+async function checkSendingLimits(
+  ctx: ServiceContext,
+  tx: EntityManager,
+  accountId: string,
+  testEvent: boolean,
+): Promise<void> {
+  await lockAccount(tx, accountId);
+  const since = new Date(Date.now() - 60_000);
+  const [counts] = await runSql<{ pending: number; tests: number; oldest_test: Date | null }>(
+    tx,
+    `with mine as (select id from webhook_endpoints where account_id = $1)
+     select (select count(*) from webhook_deliveries d where d.endpoint_id in (select id from mine)
+                and d.status = 'pending')::int as pending,
+            (select count(*) from webhook_deliveries d where d.endpoint_id in (select id from mine)
+                and d.event_type = 'webhook.test' and d.created_at > $2)::int as tests,
+            (select min(d.created_at) from webhook_deliveries d where d.endpoint_id in (select id from mine)
+                and d.event_type = 'webhook.test' and d.created_at > $2) as oldest_test`,
+    [accountId, since],
+  );
+  const { webhookMaxPendingDeliveries: maxPending, webhookTestEventsPerMinute: perMinute } = ctx.config;
+  if (counts!.pending >= maxPending) {
+    throw new TooManyRequestsError(
+      `This account already has ${counts!.pending} webhook deliveries pending (at most ${maxPending}); ` +
+        'try again once some are delivered.',
+      30,
+    );
+  }
+  if (testEvent && counts!.tests >= perMinute) {
+    const wait = Math.max(
+      1,
+      Math.ceil((new Date(counts!.oldest_test!).getTime() + 60_000 - Date.now()) / 1000),
+    );
+    throw new TooManyRequestsError(
+      `At most ${perMinute} webhook test events per minute per account; try again in ${wait} seconds.`,
+      wait,
+    );
+  }
+}
+
+/** Sends a `webhook.test` event to the endpoint now (a delivery like any other, in its log), within the limits. */
 export async function sendTestEvent(
   ctx: ServiceContext,
   principal: Principal,
@@ -228,7 +294,15 @@ export async function sendTestEvent(
   };
   const em = ctx.db.orm.em.fork();
   const deliveryId = await em.transactional(async (tx) => {
-    const [created] = await recordDeliveries(ctx, tx, [endpoint.id], `webhook.test:${randomUUID()}`, event);
+    await checkSendingLimits(ctx, tx, principal.accountId, true);
+    const [created] = await recordDeliveries(
+      ctx,
+      tx,
+      principal.accountId,
+      [endpoint.id],
+      `webhook.test:${randomUUID()}`,
+      event,
+    );
     return created!;
   });
   return getDelivery(ctx, principal, endpoint.id, deliveryId).then((d) => d.delivery);
@@ -281,13 +355,55 @@ export async function redeliver(
 ): Promise<DeliveryRow> {
   const { delivery } = await getDelivery(ctx, principal, endpointId, deliveryId);
   await ctx.db.orm.em.fork().transactional(async (tx) => {
+    await checkSendingLimits(ctx, tx, principal.accountId, false);
     await runSql(tx, `update webhook_deliveries set status = 'pending', next_attempt_at = $2 where id = $1`, [
       delivery.id,
       new Date(),
     ]);
-    await enqueueDelivery(ctx, tx, delivery.id, 0, true);
+    await enqueueDelivery(ctx, tx, delivery.id, principal.accountId, 0);
   });
   return (await getDelivery(ctx, principal, endpointId, deliveryId)).delivery;
+}
+
+// ---- Revocation --------------------------------------------------------------------------------------------
+
+/** Disables the enabled endpoints `where` selects (a condition on webhook_endpoints), saying why; returns how many. */
+async function disableEndpoints(em: EntityManager, where: string, params: unknown[], reason: string) {
+  const rows = await runSql<{ id: string }>(
+    em,
+    `update webhook_endpoints set enabled = false, disabled_reason = $1, updated_at = now()
+      where enabled and ${where} returning id`,
+    [reason, ...params],
+  );
+  return rows.length;
+}
+
+/** Revoking an API key disables every endpoint that key created (in the caller's transaction or manager). */
+export async function disableEndpointsCreatedByKey(em: EntityManager, apiKeyId: string): Promise<number> {
+  return disableEndpoints(
+    em,
+    'created_by_api_key_id = $2',
+    [apiKeyId],
+    'Disabled because the API key that created it was revoked. Check the URL before enabling it again.',
+  );
+}
+
+/**
+ * A password change disables every endpoint of the account created in a console session other than the one
+ * that changed it: a session opened with a stolen password may have registered it.
+ */
+export async function disableEndpointsOfOtherSessions(
+  em: EntityManager,
+  accountId: string,
+  keptSessionId: string,
+): Promise<number> {
+  return disableEndpoints(
+    em,
+    'account_id = $2 and created_by_session_id is not null and created_by_session_id <> $3',
+    [accountId, keptSessionId],
+    'Disabled because the account’s password was changed and another console session created it. ' +
+      'Check the URL before enabling it again.',
+  );
 }
 
 // ---- What leaves the server ------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 /**
  * Where a webhook may be sent (docs/webhooks.md#security): http or https only (https for live endpoints), no
  * credentials in the URL, and every address the host resolves to outside loopback, private, shared (CGNAT),
- * link-local (incl. the 169.254.169.254 metadata service), multicast and reserved ranges — unless
+ * link-local (incl. the 169.254.169.254 metadata service), multicast, documentation and reserved ranges, and the
+ * IPv6 prefixes that embed or translate an IPv4 address (NAT64, 6to4, Teredo, IPv4-compatible) — unless
  * WEBHOOK_ALLOW_PRIVATE=1. The check runs when an endpoint is saved and again at every connection (the
  * `lookup` of the request), so a name re-pointed at an internal address after saving is refused too.
  */
@@ -17,18 +18,32 @@ for (const [net, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const)
   blocked.addSubnet(net, prefix, 'ipv4');
+// IPv6, including every prefix that carries or translates an IPv4 address (a NAT64 gateway or 6to4 relay would
+// carry the request to whatever IPv4 address is embedded, 127.0.0.1 or 169.254.169.254 included), and the
+// reserved ones. IPv4-mapped addresses (::ffff:0:0/96) are judged by their IPv4 part: BlockList checks them
+// against the IPv4 ranges above.
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
+  ['::', 96], // unspecified, loopback and IPv4-compatible (deprecated, RFC 4291)
+  ['::ffff:0:0:0', 96], // IPv4-translated (SIIT, RFC 7915)
+  ['64:ff9b::', 96], // NAT64 well-known prefix (RFC 6052)
+  ['64:ff9b:1::', 48], // NAT64 local-use prefix (RFC 8215)
+  ['100::', 64], // discard-only (RFC 6666)
+  ['2001::', 32], // Teredo (RFC 4380): embeds an IPv4 server and client address
+  ['2001:db8::', 32], // documentation (RFC 3849)
+  ['2002::', 16], // 6to4 (RFC 3056)
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated, RFC 3879)
+  ['ff00::', 8], // multicast
 ] as const)
   blocked.addSubnet(net, prefix, 'ipv6');
 

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKeyByValue } from '../../server/services/apiKeys.ts';
 import { ARTIFACTS, launchChromium, requireChromium } from '../helpers/browser.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
@@ -43,9 +44,11 @@ describe('the console’s Webhooks page in Chromium', () => {
     receiver?.close();
   });
 
+  const email = `webhooks-e2e-${Date.now()}@example.com`;
+
   it('adds an endpoint, shows its secret once, sends a test event and shows the delivery', async () => {
     await page.goto(`${service.url}/console/signup`);
-    await page.fill('#auth-email', `webhooks-e2e-${Date.now()}@example.com`);
+    await page.fill('#auth-email', email);
     await page.fill('#auth-password', 'correct horse battery staple');
     await page.click('[data-testid=auth-form] button[type=submit]');
     await page.waitForSelector('[data-testid=keys-page]');
@@ -80,6 +83,22 @@ describe('the console’s Webhooks page in Chromium', () => {
     expect(log).toContain('已送达');
     expect(log).toContain('200');
     await page.screenshot({ path: `${ARTIFACTS}/console-webhooks.png`, fullPage: true });
+    expect(problems).toEqual([]);
+  });
+
+  it('says why an endpoint was disabled when the key that created it is revoked', async () => {
+    const key = await service.newKey('test', email);
+    const created = await service.request('/api/v1/developer/webhook-endpoints', {
+      method: 'POST',
+      key,
+      body: { url: `${receiverUrl}/from-key` },
+    });
+    expect(created.status).toBe(201);
+    expect(await revokeApiKeyByValue(service.services.db.orm.em.fork(), key)).toBe(true);
+    await page.reload();
+    await page.waitForSelector('[data-testid=webhook-disabled-reason]');
+    const row = page.locator(`[data-endpoint-id="${created.body.id}"]`);
+    expect(await row.textContent()).toContain('创建它的 API 密钥已吊销，已自动停用');
     expect(problems).toEqual([]);
   });
 });

@@ -3,10 +3,12 @@
  * every signature with the `standardwebhooks` package (an implementation independent of ours: it only shares
  * the package we sign with — the receiver's verify is the spec's reference check).
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../server/config.ts';
 import { markFailed } from '../../server/jobs/analyseReport.ts';
 import { failStaleReports, maxPendingSeconds } from '../../server/jobs/sweeper.ts';
 import { registry } from '../../server/observability/metrics.ts';
@@ -26,6 +28,10 @@ interface Received {
 class Receiver {
   readonly received: Received[] = [];
   readonly answers = new Map<string, number[]>();
+  /** When the service closed each connection to a trickling or slow path, by path. */
+  readonly closed: Array<{ path: string; at: number }> = [];
+  /** Requests open at once, at most, per path. */
+  readonly concurrency = new Map<string, { now: number; max: number }>();
   server!: Server;
   url = '';
   async start() {
@@ -36,6 +42,33 @@ class Receiver {
         if (req.url === '/silent') {
           this.received.push({ path: req.url, headers: req.headers, body: '', at: Date.now() });
           return; // never answers
+        }
+        if (req.url!.startsWith('/trickle') || req.url!.startsWith('/slow')) {
+          const path = req.url!;
+          this.received.push({
+            path,
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString(),
+            at: Date.now(),
+          });
+          const open = this.concurrency.get(path) ?? { now: 0, max: 0 };
+          open.now++;
+          open.max = Math.max(open.max, open.now);
+          this.concurrency.set(path, open);
+          res.on('close', () => {
+            open.now--;
+            this.closed.push({ path, at: Date.now() });
+          });
+          if (path.startsWith('/slow')) {
+            setTimeout(() => res.end('ok'), 1500);
+            return;
+          }
+          // Headers at once, then one byte every 100 ms, never finishing: an idle timeout never fires.
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          res.flushHeaders();
+          const timer = setInterval(() => res.write('.'), 100);
+          res.on('close', () => clearInterval(timer));
+          return;
         }
         this.received.push({
           path: req.url!,
@@ -79,8 +112,9 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
 
   beforeAll(async () => {
     await receiver.start();
-    // A short delivery timeout (10 s in production) so that the timeout test does not wait 10 s.
-    service = await startTestService(backend, { webhookAllowPrivate: true, webhookTimeoutMs: 500 });
+    // A short delivery deadline (10 s in production) so that the timeout tests do not wait 10 s; not shorter, as
+    // it bounds every exchange, and on a loaded machine a prompt receiver's answer can take a second.
+    service = await startTestService(backend, { webhookAllowPrivate: true, webhookTimeoutMs: 2000 });
   });
   afterAll(async () => {
     await service?.close();
@@ -384,17 +418,99 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
     await receiver.waitFor('/silent', 1);
     let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
-    for (let i = 0; i < 60 && detail.body.attempts === 0; i++) {
+    for (let i = 0; i < 200 && detail.body.attempts === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
     }
     expect(detail.body).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
-    expect(detail.body.attempt_log[0].error).toMatch(/no response within 0.5 s/);
+    expect(detail.body.attempt_log[0].error).toMatch(/no complete response within 2 s/);
     expect(new Date(detail.body.next_attempt_at).getTime()).toBeGreaterThan(Date.now());
     expect(await registry.getSingleMetricAsString('webhook_deliveries_total')).toMatch(
       /outcome="timeout"} [1-9]/,
     );
     await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
+  });
+
+  it('cuts an attempt at its deadline even while the receiver keeps trickling bytes, and logs it', async () => {
+    const { key, endpoint } = await endpointFor('/trickle');
+    const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    const [request] = await receiver.waitFor('/trickle', 1);
+    let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    for (let i = 0; i < 200 && detail.body.attempts === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    }
+    // The deadline (2 s here) covers the whole body: the connection is closed then, not when bytes stop.
+    const closed = receiver.closed.find((c) => c.path === '/trickle');
+    expect(closed).toBeDefined();
+    expect(closed!.at - request!.at).toBeLessThan(3500);
+    expect(detail.body).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
+    expect(detail.body.attempt_log).toEqual([
+      expect.objectContaining({ attempt: 1, status_code: null, error: 'no complete response within 2 s' }),
+    ]);
+    await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
+  });
+
+  it('ranks scheduled retries after new events, each in its account group', async () => {
+    const { key, endpoint } = await endpointFor('/ranked');
+    receiver.answers.set('/ranked', [500]);
+    const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    await receiver.waitFor('/ranked', 1);
+    const em = service.services.db.orm.em.fork();
+    let jobs: Array<{ priority: number; group_id: string; state: string }> = [];
+    for (let i = 0; i < 60 && jobs.length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      jobs = await em.getConnection().execute(
+        `select priority, group_id, state from pgboss.job where name = 'webhook-delivery' and data->>'deliveryId' = ?
+            order by created_on`,
+        [sent.body.id],
+      );
+    }
+    const [account] = await em
+      .getConnection()
+      .execute('select account_id from webhook_endpoints where id = ?', [endpoint.id]);
+    expect(jobs.map((j) => [j.priority, j.group_id])).toEqual([
+      [1, account!.account_id],
+      [0, account!.account_id],
+    ]);
+    await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
+  });
+
+  it('holds the 20-endpoint cap under 30 concurrent creates', async () => {
+    const key = await service.newKey('test');
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        service.request(base, { method: 'POST', key, body: { url: `${receiver.url}/cap/${i}` } }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(20);
+    const refused = answers.filter((a) => a.status === 422);
+    expect(refused).toHaveLength(10);
+    expect(refused[0]!.body.errors).toEqual([
+      { path: 'url', message: 'at most 20 endpoints per account and mode' },
+    ]);
+    expect((await service.request(base, { key })).body.data).toHaveLength(20);
+  });
+
+  it('answers a NUL in the description with 422 naming the field, on create and update', async () => {
+    const key = await service.newKey('test');
+    const created = await service.request(base, {
+      method: 'POST',
+      key,
+      body: { url: `${receiver.url}/nul`, description: 'a\u0000b' },
+    });
+    expect(created.status).toBe(422);
+    expect(created.body.errors).toEqual([
+      { path: 'description', message: 'must not contain a NUL character (U+0000)' },
+    ]);
+    const { endpoint } = await endpointFor('/nul', key);
+    const patched = await service.request(`${base}/${endpoint.id}`, {
+      method: 'PATCH',
+      key,
+      body: { description: '\u0000' },
+    });
+    expect(patched.status).toBe(422);
+    expect(patched.body.errors[0].path).toBe('description');
   });
 
   it('rotates the secret: both secrets sign for the grace period', async () => {
@@ -410,5 +526,230 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     expect(String(delivery!.headers['webhook-signature']).split(' ')).toHaveLength(2);
     expect(verify(endpoint.secret, delivery!).type).toBe('webhook.test');
     expect(verify(rotated.body.secret, delivery!).type).toBe('webhook.test');
+  });
+});
+
+describe('webhook limits and revocation, per account', () => {
+  let service: TestService;
+  const receiver = new Receiver();
+  const base = '/api/v1/developer/webhook-endpoints';
+  const PASSWORD = 'correct horse battery staple';
+
+  beforeAll(async () => {
+    await receiver.start();
+    const defaults = loadConfig({}).rateLimits;
+    service = await startTestService('postgres', {
+      webhookAllowPrivate: true,
+      webhookTestEventsPerMinute: 3,
+      webhookMaxPendingDeliveries: 5,
+      rateLimits: { ...defaults, submissions: { points: 8, windowSeconds: 3600 } },
+    });
+  });
+  afterAll(async () => {
+    await service?.close();
+    receiver.server?.close();
+  });
+
+  async function endpointFor(key: string, path: string) {
+    const created = await service.request(base, {
+      method: 'POST',
+      key,
+      body: { url: `${receiver.url}${path}` },
+    });
+    expect(created.status, created.text).toBe(201);
+    return created.body as { id: string; secret: string };
+  }
+
+  const gql = (query: string, init: { key?: string; headers?: Record<string, string> }) =>
+    service.request('/graphql', { method: 'POST', body: { query }, ...init });
+
+  it('caps test events per minute per account, REST and GraphQL alike (429, Retry-After)', async () => {
+    const key = await service.newKey('test');
+    const endpoint = await endpointFor(key, '/per-minute');
+    expect((await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key })).status).toBe(202);
+    // Three aliased fields in one GraphQL request: the second and third pass the cap (3 per minute).
+    const aliased = await gql(
+      `mutation { a: testWebhookEndpoint(id: "${endpoint.id}") { id } b: testWebhookEndpoint(id: "${endpoint.id}") { id }
+        c: testWebhookEndpoint(id: "${endpoint.id}") { id } }`,
+      { key },
+    );
+    expect(aliased.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toEqual([
+      'TOO_MANY_REQUESTS',
+    ]);
+    const log = await service.request(`${base}/${endpoint.id}/deliveries`, { key });
+    expect(log.body.data).toHaveLength(3);
+    const refused = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toContain('application/problem+json');
+    expect(refused.body.detail).toMatch(/At most 3 webhook test events per minute per account/);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(60);
+    // Another key of the same account shares the account's cap; another account does not.
+    const sibling = await service.newKey('test', await emailOf(key));
+    expect(
+      (await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key: sibling })).status,
+    ).toBe(429);
+    const other = await service.newKey('test');
+    const theirs = await endpointFor(other, '/per-minute-other');
+    expect((await service.request(`${base}/${theirs.id}/test`, { method: 'POST', key: other })).status).toBe(
+      202,
+    );
+  });
+
+  async function emailOf(key: string): Promise<string> {
+    const [row] = await service.services.db.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `select a.email from accounts a join api_keys k on k.account_id = a.id where k.key_hash = encode(sha256(?::bytea), 'hex')`,
+        [key],
+      );
+    return row!.email;
+  }
+
+  it('refuses test events and redeliveries while the account has too many deliveries pending', async () => {
+    const key = await service.newKey('test');
+    const endpoint = await endpointFor(key, '/pending');
+    const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    expect(sent.status).toBe(202);
+    await receiver.waitFor('/pending', 1);
+    // Five report events still pending (recorded directly: receivers that keep failing leave them so for hours).
+    await service.services.db.orm.em
+      .fork()
+      .getConnection()
+      .execute(
+        `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at)
+         select gen_random_uuid(), ?, 'report.succeeded:' || g, 'report.succeeded', '{}', 'pending', 1, now()
+           from generate_series(1, 5) g`,
+        [endpoint.id],
+      );
+    const refused = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail).toMatch(/5 webhook deliveries pending \(at most 5\)/);
+    expect(refused.headers.get('retry-after')).toBe('30');
+    const redelivery = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}/redeliver`, {
+      method: 'POST',
+      key,
+    });
+    expect(redelivery.status).toBe(429);
+  });
+
+  it('never runs two attempts of one delivery at once: a redelivery while one is in flight waits it out', async () => {
+    const key = await service.newKey('test');
+    const endpoint = await endpointFor(key, '/slow-lease');
+    const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    await receiver.waitFor('/slow-lease', 1);
+    const again = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}/redeliver`, {
+      method: 'POST',
+      key,
+    });
+    expect(again.status).toBe(202);
+    let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    for (let i = 0; i < 80 && detail.body.status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.concurrency.get('/slow-lease')!.max).toBe(1);
+    expect(receiver.at('/slow-lease')).toHaveLength(1);
+    detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    expect(detail.body).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(detail.body.attempt_log).toHaveLength(1);
+  });
+
+  it('spends the submissions budget on GraphQL webhook mutations, as on their REST twins', async () => {
+    const key = await service.newKey('test');
+    const endpoint = await endpointFor(key, '/budget'); // 1 of 8
+    const rotations = Array.from(
+      { length: 7 },
+      (_, i) => `r${i}: rotateWebhookEndpointSecret(id: "${endpoint.id}") { secret }`,
+    );
+    const answer = await gql(`mutation { ${rotations.join(' ')} }`, { key }); // 7 more: 8 of 8
+    expect(answer.body.errors).toBeUndefined();
+    const over = await gql(`mutation { deleteWebhookEndpoint(id: "${endpoint.id}") }`, { key });
+    expect(over.body.errors[0].extensions.code).toBe('TOO_MANY_REQUESTS');
+    const rest = await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
+    expect(rest.status).toBe(429);
+  });
+
+  async function signIn(email: string, kind: 'signup' | 'login') {
+    const response = await service.request(`/api/v1/console/${kind}`, {
+      method: 'POST',
+      body: { email, password: PASSWORD },
+    });
+    expect(response.status, response.text).toBe(kind === 'signup' ? 201 : 200);
+    return {
+      Cookie: response.headers.get('set-cookie')!.split(';')[0]!,
+      'X-CSRF-Token': response.body.csrf_token as string,
+      'X-Console-Mode': 'test',
+    };
+  }
+
+  const endpointsSeenBy = async (session: Record<string, string>) =>
+    (await gql('{ webhookEndpoints { id url enabled disabledReason } }', { headers: session })).body.data
+      .webhookEndpoints as Array<{ id: string; enabled: boolean; disabledReason: string | null }>;
+
+  it('disables the endpoints a key created when the key is revoked; reports no longer reach them', async () => {
+    const email = `revoke-${randomUUID()}@example.com`;
+    const owner = await signIn(email, 'signup');
+    const minted = await gql('mutation { createApiKey(mode: test) { key apiKey { id } } }', {
+      headers: owner,
+    });
+    expect(minted.body.errors, minted.text).toBeUndefined();
+    const { key, apiKey } = minted.body.data.createApiKey;
+    const leaked = await endpointFor(key, '/revoked-key');
+    const own = await gql(
+      `mutation { createWebhookEndpoint(input: { url: "${receiver.url}/owner" }) { endpoint { id } } }`,
+      { headers: owner },
+    );
+    const ownId = own.body.data.createWebhookEndpoint.endpoint.id;
+    const revoked = await gql(`mutation { revokeApiKey(id: "${apiKey.id}") { status } }`, { headers: owner });
+    expect(revoked.body.data.revokeApiKey.status).toBe('revoked');
+    const seen = await endpointsSeenBy(owner);
+    expect(seen.find((e) => e.id === leaked.id)).toMatchObject({
+      enabled: false,
+      disabledReason: expect.stringContaining('API key that created it was revoked'),
+    });
+    expect(seen.find((e) => e.id === ownId)).toMatchObject({ enabled: true, disabledReason: null });
+    // A report of the account now reaches the owner's endpoint only.
+    const other = await gql('mutation { createApiKey(mode: test) { key } }', { headers: owner });
+    const submitter = other.body.data.createApiKey.key as string;
+    const submitted = await service.request('/api/v1/developer/reports/financial', {
+      method: 'POST',
+      key: submitter,
+      body: fixture('general_new-3y'),
+    });
+    await waitForReport(service, submitter, submitted.body.report_id);
+    await receiver.waitFor('/owner', 1);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(receiver.at('/revoked-key')).toHaveLength(0);
+  });
+
+  it('disables the endpoints other console sessions created when the password changes', async () => {
+    const email = `thief-${randomUUID()}@example.com`;
+    const owner = await signIn(email, 'signup');
+    const thief = await signIn(email, 'login');
+    const create = (session: Record<string, string>, path: string) =>
+      gql(
+        `mutation { createWebhookEndpoint(input: { url: "${receiver.url}${path}" }) { endpoint { id } } }`,
+        {
+          headers: session,
+        },
+      ).then((r) => r.body.data.createWebhookEndpoint.endpoint.id as string);
+    const thiefs = await create(thief, '/thief');
+    const owners = await create(owner, '/owners');
+    const changed = await service.request('/api/v1/console/password', {
+      method: 'POST',
+      headers: owner,
+      body: { current_password: PASSWORD, new_password: 'Plum-orchard 7 violet kettles' },
+    });
+    expect(changed.status, changed.text).toBe(204);
+    const seen = await endpointsSeenBy(owner);
+    expect(seen.find((e) => e.id === thiefs)).toMatchObject({
+      enabled: false,
+      disabledReason: expect.stringContaining('password was changed'),
+    });
+    expect(seen.find((e) => e.id === owners)).toMatchObject({ enabled: true });
   });
 });

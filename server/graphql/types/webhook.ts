@@ -2,6 +2,8 @@
  * Webhook endpoints and their delivery log over GraphQL (REST: /api/v1/developer/webhook-endpoints): the same
  * services and presenters (server/webhooks/), with an API key or a console session (its account and mode).
  */
+import { rateLimitsOf } from '../../lib/rateLimits.ts';
+import { budgetSubject } from '../../middlewares/rateLimit.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -17,6 +19,7 @@ import {
   updateEndpoint,
 } from '../../webhooks/endpoints.ts';
 import { builder } from '../builder.ts';
+import type { GraphQLContext } from '../context.ts';
 
 type Endpoint = ReturnType<typeof presentEndpoint>;
 type Delivery = ReturnType<typeof presentDelivery>;
@@ -31,7 +34,9 @@ const WebhookEndpointRef = builder.objectRef<Endpoint>('WebhookEndpoint').implem
     enabled: t.exposeBoolean('enabled'),
     disabledReason: t.exposeString('disabled_reason', {
       nullable: true,
-      description: 'Why the service disabled it (a 410 answer).',
+      description:
+        'Why the service disabled it: a 410 answer, the revocation of the API key that created it, or a password ' +
+        'change (created by another console session).',
     }),
     mode: t.exposeString('mode'),
     events: t.exposeStringList('events'),
@@ -147,11 +152,21 @@ builder.queryFields((t) => ({
   }),
 }));
 
+/** Every webhook mutation field spends the `submissions` budget, as its REST twin does (each alias counts). */
+async function spendSubmissions(ctx: GraphQLContext): Promise<void> {
+  await rateLimitsOf(ctx.services).take(
+    'submissions',
+    budgetSubject(ctx.principal),
+    'submissions with this API key',
+  );
+}
+
 builder.mutationFields((t) => ({
   createWebhookEndpoint: t.field({
     type: WebhookEndpointWithSecretRef,
     args: { input: t.arg({ type: WebhookEndpointInput, required: true }) },
     resolve: async (_root, { input }, ctx) => {
+      await spendSubmissions(ctx);
       const { endpoint, secret } = await createEndpoint(ctx.services, ctx.principal, endpointInput(input));
       return { endpoint: presentEndpoint(endpoint), secret };
     },
@@ -159,38 +174,54 @@ builder.mutationFields((t) => ({
   updateWebhookEndpoint: t.field({
     type: WebhookEndpointRef,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: WebhookEndpointInput, required: true }) },
-    resolve: async (_root, { id, input }, ctx) =>
-      presentEndpoint(await updateEndpoint(ctx.services, ctx.principal, String(id), endpointInput(input))),
+    resolve: async (_root, { id, input }, ctx) => {
+      await spendSubmissions(ctx);
+      return presentEndpoint(
+        await updateEndpoint(ctx.services, ctx.principal, String(id), endpointInput(input)),
+      );
+    },
   }),
   deleteWebhookEndpoint: t.id({
     description: 'Deletes the endpoint and its delivery log; returns its id.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
+      await spendSubmissions(ctx);
       await deleteEndpoint(ctx.services, ctx.principal, String(id));
       return String(id);
     },
   }),
   testWebhookEndpoint: t.field({
     type: WebhookDeliveryRef,
-    description: 'Sends a webhook.test event now.',
+    description:
+      'Sends a webhook.test event now. At most WEBHOOK_TEST_EVENTS_PER_MINUTE (10) per account per minute, and ' +
+      'none while the account has WEBHOOK_MAX_PENDING_DELIVERIES (100) deliveries pending: TOO_MANY_REQUESTS.',
     args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, { id }, ctx) =>
-      presentDelivery(await sendTestEvent(ctx.services, ctx.principal, String(id))),
+    resolve: async (_root, { id }, ctx) => {
+      await spendSubmissions(ctx);
+      return presentDelivery(await sendTestEvent(ctx.services, ctx.principal, String(id)));
+    },
   }),
   rotateWebhookEndpointSecret: t.field({
     type: WebhookEndpointWithSecretRef,
     description: 'A new secret; the old one keeps signing (beside it) for 24 hours.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
+      await spendSubmissions(ctx);
       const { endpoint, secret } = await rotateSecret(ctx.services, ctx.principal, String(id));
       return { endpoint: presentEndpoint(endpoint), secret };
     },
   }),
   redeliverWebhook: t.field({
     type: WebhookDeliveryRef,
-    description: 'Sends a delivery again now (same webhook-id).',
+    description:
+      'Sends a delivery again now (same webhook-id); refused (TOO_MANY_REQUESTS) while the account has ' +
+      'WEBHOOK_MAX_PENDING_DELIVERIES (100) deliveries pending.',
     args: { endpointId: t.arg.id({ required: true }), deliveryId: t.arg.id({ required: true }) },
-    resolve: async (_root, { endpointId, deliveryId }, ctx) =>
-      presentDelivery(await redeliver(ctx.services, ctx.principal, String(endpointId), String(deliveryId))),
+    resolve: async (_root, { endpointId, deliveryId }, ctx) => {
+      await spendSubmissions(ctx);
+      return presentDelivery(
+        await redeliver(ctx.services, ctx.principal, String(endpointId), String(deliveryId)),
+      );
+    },
   }),
 }));
