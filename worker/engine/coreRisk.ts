@@ -18,6 +18,7 @@
  */
 
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
+import type { MatchedBenchmark } from './benchmark.ts';
 import type { FieldDoc } from './module.ts';
 import { buildVerdict, MIN_WEIGHT_SHARE } from './verdict.ts';
 
@@ -119,6 +120,8 @@ function releasedYearOf(outputs: readonly AnalysisOutput[]): number | null {
 export function buildCoreRiskInsight(
   outputs: readonly AnalysisOutput[],
   labelOf: (slug: string) => string,
+  /** The report's matched industry benchmark: its bands replace the all-industry ones where it has them. */
+  benchmark?: MatchedBenchmark | null,
 ): AnalysisOutput {
   const sources = outputs.filter((o) => o.slug !== CORE_RISK_SLUG);
   const modules: CoreRiskGroup[] = sources.map((o) => ({
@@ -149,7 +152,7 @@ export function buildCoreRiskInsight(
           ? 'info'
           : null;
 
-  const { verdict, scorecard, incomplete } = buildVerdict(sources);
+  const { verdict, scorecard, incomplete } = buildVerdict(sources, benchmark);
   const notes = collectNotes(sources);
   if (incomplete) {
     notes.data_gaps.push({
@@ -240,6 +243,15 @@ export const CORE_RISK_FIELDS: readonly FieldDoc[] = [
     formula:
       '该因子使总分偏离50分（平均值水平）的分数：权重占比 × (因子得分 − 50)；负值表示风险更高。每个 driver 含 slug、key、label、value（因子取值）、effect，按 |effect| 降序，3–5个',
     inputs: [],
+  },
+  {
+    key: 'verdict.benchmark[]',
+    label: '评分基准',
+    unit: '个',
+    formula:
+      '每个按标准值计分的财务因子一行：slug、key、set_id、set_name、edition、data_year、industry_code、level（group/division/section/all）。已加载的行业基准集覆盖该企业所属行业（中类、大类或门类）及该指标、且给出五档标准值时，以其标准值替代全行业标准值；否则为全行业表（set_id 为空）',
+    inputs: [],
+    note: '见 docs/benchmarks.md。Altman 分值与数据核对因子不参与行业替换，不列入。',
   },
   {
     key: 'scorecard[]',

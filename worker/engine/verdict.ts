@@ -16,6 +16,7 @@
  * 优秀/较差 half a grey zone beyond); the data cross-checks are scored by the worst mismatch found.
  */
 import type { AnalysisOutput, RiskLevel } from '../types.ts';
+import { type FactorBenchmark, type MatchedBenchmark, selectBands } from './benchmark.ts';
 import { type Num, num, round2 } from './decimal.ts';
 import { bandScore } from './modules/balance/businessInputProfitability.ts';
 
@@ -34,6 +35,8 @@ export interface Verdict {
   label: string;
   score: number;
   drivers: Driver[];
+  /** What each scored factor was banded against: an industry benchmark set, or the all-industry table. */
+  benchmark: FactorBenchmark[];
 }
 
 export interface ScorecardEntry {
@@ -48,6 +51,10 @@ export interface ScorecardEntry {
 }
 
 type Bands = readonly [number, number, number, number, number];
+
+/** The name of the all-industry table the factors' own bands come from (the built-in set of server/benchmarks). */
+export const ALL_INDUSTRY_BANDS_NAME =
+  '国资委企业绩效评价标准值·全国国有企业·全行业（第三方转录，版本年份未注明）';
 
 export interface ScorecardFactor {
   readonly dimension: string;
@@ -225,6 +232,17 @@ function bandsOf(factor: ScorecardFactor, bySlug: ReadonlyMap<string, Record<str
   return (typeof model === 'string' && ALTMAN_BANDS[model]) || factor.bands;
 }
 
+/** A factor's bands: an industry set's where one covers it (benchmark.ts selectBands), else bandsOf. */
+function industryBandsOf(
+  factor: ScorecardFactor,
+  bySlug: ReadonlyMap<string, Record<string, unknown>>,
+  benchmark: MatchedBenchmark | null | undefined,
+): { bands: Bands; benchmark: FactorBenchmark | null } {
+  if (factor.slug === 'distress_signals' || factor.slug === 'data_check')
+    return { bands: bandsOf(factor, bySlug), benchmark: null };
+  return selectBands(factor, { bands: factor.bands, name: ALL_INDUSTRY_BANDS_NAME }, benchmark);
+}
+
 /** bandScore for either direction of the bands. */
 function scoreOf(value: number, bands: Bands): Num {
   const falling = bands[0] > bands[4];
@@ -236,7 +254,10 @@ function scoreOf(value: number, bands: Bands): Num {
 export const MIN_WEIGHT_SHARE = 50;
 
 /** The verdict and the full scorecard, from the other items' outputs. */
-export function buildVerdict(outputs: readonly AnalysisOutput[]): {
+export function buildVerdict(
+  outputs: readonly AnalysisOutput[],
+  benchmark?: MatchedBenchmark | null,
+): {
   verdict: Verdict;
   scorecard: ScorecardEntry[];
   /** Whether the financial factors with a value carry less than MIN_WEIGHT_SHARE of the weights. */
@@ -261,8 +282,9 @@ export function buildVerdict(outputs: readonly AnalysisOutput[]): {
 
   const rows = SCORECARD_FACTORS.map((factor) => {
     const value = factorValue(factor, bySlug, worstCheck);
-    const score = value === null ? null : scoreOf(value, bandsOf(factor, bySlug));
-    return { factor, value, score };
+    const banded = industryBandsOf(factor, bySlug, benchmark);
+    const score = value === null ? null : scoreOf(value, banded.bands);
+    return { factor, value, score, benchmark: banded.benchmark };
   });
   const available = rows.filter((r) => r.score !== null);
   const totalWeight = available.reduce((s, r) => s + r.factor.weight, 0);
@@ -323,7 +345,13 @@ export function buildVerdict(outputs: readonly AnalysisOutput[]): {
   const final = round2(score)!;
   const grade = GRADES.find((g) => final >= g.min) ?? GRADES.at(-1)!;
   return {
-    verdict: { grade: grade.grade, label: grade.label, score: final, drivers: shown },
+    verdict: {
+      grade: grade.grade,
+      label: grade.label,
+      score: final,
+      drivers: shown,
+      benchmark: rows.flatMap((r) => (r.benchmark ? [r.benchmark] : [])),
+    },
     scorecard,
     incomplete: financialWeight < MIN_WEIGHT_SHARE,
   };
