@@ -9,6 +9,8 @@ import type { Bands } from '../../worker/engine/benchmark.ts';
 import { runSql } from '../db/sql.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
+import type { Principal } from '../services/apiKeys.ts';
+import type { ServiceContext } from '../services/context.ts';
 import { BUILTIN_SETS } from './builtinSets.ts';
 import type { BenchmarkSet, SetRow } from './types.ts';
 
@@ -163,31 +165,37 @@ function toSet(s: SetRecord, rows: SetRow[]): BenchmarkSet {
 
 export interface SetSummary extends Omit<BenchmarkSet, 'rows'> {
   row_count: number;
+  /** The indicators its rows cover, sorted. */
   indicators: string[];
+  /** The industry codes its rows cover (`all`, `C`, `C38` …), sorted. */
+  industry_codes: string[];
 }
 
-const summary = (set: BenchmarkSet, rowCount = set.rows.length, indicators?: string[]): SetSummary => {
+const distinct = (values: string[]) => [...new Set(values)].sort();
+
+const summary = (set: BenchmarkSet): SetSummary => {
   const { rows, ...rest } = set;
   return {
     ...rest,
-    row_count: rowCount,
-    indicators: indicators ?? [...new Set(rows.map((r) => r.indicator))].sort(),
+    row_count: rows.length,
+    indicators: distinct(rows.map((r) => r.indicator)),
+    industry_codes: distinct(rows.map((r) => r.industry_code)),
   };
 };
 
-/** Every set, built-in first then loaded (newest first); retired ones only when asked. */
+/** Every set, loaded (newest first) then built-in; retired ones only when asked. */
 export async function listBenchmarkSets(em: EntityManager, includeRetired = false): Promise<SetSummary[]> {
-  const loaded = await runSql<SetRecord & { indicators: string[] }>(
+  const loaded = await runSql<SetRecord & { indicators: string[]; industry_codes: string[] }>(
     em,
-    `select s.*, coalesce(array(select distinct r.indicator from benchmark_rows r where r.set_id = s.id order by 1), '{}') as indicators
+    `select s.*,
+            array(select distinct r.indicator from benchmark_rows r where r.set_id = s.id order by 1) as indicators,
+            array(select distinct r.industry_code from benchmark_rows r where r.set_id = s.id order by 1) as industry_codes
        from benchmark_sets s ${includeRetired ? '' : 'where s.retired_at is null'}
       order by s.loaded_at desc, s.id`,
   );
   return [
+    ...loaded.map((s): SetSummary => ({ ...s, builtin: false })),
     ...BUILTIN_SETS.map((set) => summary(set)),
-    ...loaded.map(({ indicators, row_count, ...s }) =>
-      summary(toSet({ ...s, row_count }, []), row_count, indicators),
-    ),
   ];
 }
 
@@ -220,7 +228,7 @@ export async function retireBenchmarkSet(em: EntityManager, id: string): Promise
 
 /**
  * The active sets with only their rows for the given industry codes (and `all`): what matching a report needs.
- * Built-in sets first, then loaded ones, newest first.
+ * Loaded sets first (newest first), then the built-in ones.
  */
 export async function setsForIndustry(em: EntityManager, codes: readonly string[]): Promise<BenchmarkSet[]> {
   const wanted = new Set(['all', ...codes]);
@@ -259,4 +267,15 @@ export async function setsForIndustry(em: EntityManager, codes: readonly string[
     set.rows.push(toRow(r));
   }
   return [...loaded.values(), ...builtins];
+}
+
+/**
+ * The sets a report can be computed against (`GET /benchmarks`, GraphQL `benchmarkSets`): every active set. Sets
+ * are the service's, the same for every account: an authenticated principal is all it takes to read them.
+ */
+export async function listUsableBenchmarkSets(
+  ctx: ServiceContext,
+  _principal: Principal,
+): Promise<SetSummary[]> {
+  return listBenchmarkSets(ctx.db.orm.em.fork());
 }
