@@ -12,6 +12,7 @@ import { availableParallelism, cpus } from 'node:os';
 import pg from 'pg';
 import { syntheticSubmission } from '../fixtures/synthetic.ts';
 import { runCli, startChildService } from '../helpers/process.ts';
+import { benchBenchmarks } from './benchmarks.ts';
 
 const ADMIN_URL = process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const BODY = Buffer.from(JSON.stringify(syntheticSubmission({ years: 6, lastYear: 2024 })));
@@ -344,3 +345,6 @@ if (sustainedRows.length > 0) {
     );
   }
 }
+
+// ---- Industry benchmarking (docs/benchmarks.md): matching and peer statistics per report, measured apart. ----
+await benchBenchmarks();
