@@ -12,7 +12,7 @@ import { isUuid } from '../lib/ids.ts';
 import type { Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { BUILTIN_SETS } from './builtinSets.ts';
-import type { BenchmarkSet, SetRow } from './types.ts';
+import type { BenchmarkSet, SetIdentity, SetRow } from './types.ts';
 
 export interface SetMetadata {
   name: string;
@@ -22,13 +22,7 @@ export interface SetMetadata {
   licence?: string | null;
 }
 
-interface SetRecord {
-  id: string;
-  name: string;
-  source: string;
-  edition: string;
-  data_year: number | null;
-  licence: string | null;
+interface SetRecord extends SetIdentity {
   row_count: number;
   loaded_at: Date;
   retired_at: Date | null;

@@ -19,13 +19,17 @@ export interface SetRow {
   industry_label?: string;
 }
 
-export interface BenchmarkSet {
+/** What names a set and where its figures come from (as stored and as presented). */
+export interface SetIdentity {
   id: string;
   name: string;
   source: string;
   edition: string;
   data_year: number | null;
   licence: string | null;
+}
+
+export interface BenchmarkSet extends SetIdentity {
   builtin: boolean;
   loaded_at: Date | null;
   retired_at: Date | null;

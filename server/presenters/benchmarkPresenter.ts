@@ -1,13 +1,8 @@
 /** What leaves the server about a benchmark set (REST `GET /benchmarks`, GraphQL `benchmarkSets`). */
 import type { SetSummary } from '../benchmarks/sets.ts';
+import type { SetIdentity } from '../benchmarks/types.ts';
 
-export interface BenchmarkSetView {
-  id: string;
-  name: string;
-  source: string;
-  edition: string;
-  data_year: number | null;
-  licence: string | null;
+export interface BenchmarkSetView extends SetIdentity {
   builtin: boolean;
   loaded_at: string | null;
   row_count: number;

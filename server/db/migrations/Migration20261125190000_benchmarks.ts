@@ -33,7 +33,7 @@ export class Migration20261125190000_benchmarks extends Migration {
       "indicator" text not null, "value" double precision not null, "completed_at" timestamptz not null,
       primary key ("report_id", "indicator"));`);
     this.addSql(
-      `create index "peer_values_group_index" on "peer_values" ("account_id", "mode", "industry_code", "year", "indicator", "enterprise_id", "completed_at");`,
+      `create index "peer_values_group_index" on "peer_values" ("account_id", "mode", "industry_code", "year", "enterprise_id", "completed_at");`,
     );
   }
 }
