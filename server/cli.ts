@@ -3,6 +3,7 @@
  *   npm run cli -- keys create --email <email> --mode test|live [--name <name>]
  *   npm run cli -- keys revoke <key>
  *   npm run cli -- accounts reset-password --email <email> [--stdin]
+ *   npm run cli -- benchmarks import|list|show|retire … (server/benchmarks/commands.ts, docs/benchmarks.md)
  * A reset prints a generated password (24 random URL-safe characters) unless --stdin is given, in which case
  * it reads the new password from standard input (first line; nothing echoed, so it stays out of the shell's
  * history and of `ps`). There is no mail server: the operator passes the password on by a channel they trust.
@@ -11,6 +12,7 @@
  * one process, so there the server must be stopped first; the CLI says so when it is not.
  */
 import { parseArgs } from 'node:util';
+import { BENCHMARKS_USAGE, runBenchmarksCommand } from './benchmarks/commands.ts';
 import { loadConfig } from './config.ts';
 import { migrate, openDatabase } from './db/database.ts';
 import { DataDirBusyError } from './db/dataDirLock.ts';
@@ -21,7 +23,8 @@ import { createApiKey, findOrCreateAccount, revokeApiKeyByValue } from './servic
 const USAGE = `Usage:
   npm run cli -- keys create --email <email> --mode test|live [--name <name>]
   npm run cli -- keys revoke <key>
-  npm run cli -- accounts reset-password --email <email> [--stdin]`;
+  npm run cli -- accounts reset-password --email <email> [--stdin]
+${BENCHMARKS_USAGE}`;
 
 class UsageError extends Error {}
 
@@ -35,6 +38,11 @@ async function run(argv: string[]): Promise<void> {
       name: { type: 'string' },
       stdin: { type: 'boolean' },
       help: { type: 'boolean' },
+      source: { type: 'string' },
+      edition: { type: 'string' },
+      'data-year': { type: 'string' },
+      licence: { type: 'string' },
+      all: { type: 'boolean' },
     },
   });
   const [group, command, ...rest] = positionals;
@@ -43,6 +51,7 @@ async function run(argv: string[]): Promise<void> {
       throw new UsageError(`accounts reset-password needs --email.\n${USAGE}`);
     return resetAccountPassword(values.email, values.stdin === true);
   }
+  if (!values.help && group === 'benchmarks') return benchmarks(command, rest, values);
   if (values.help || group !== 'keys' || (command !== 'create' && command !== 'revoke'))
     throw new UsageError(USAGE);
   if (command === 'create' && (!values.email || (values.mode !== 'test' && values.mode !== 'live'))) {
@@ -70,6 +79,22 @@ async function run(argv: string[]): Promise<void> {
       if (!revoked) throw new UsageError('No active key matches; nothing was revoked.');
       console.log('The key is revoked: requests using it now answer 401.');
     }
+  } finally {
+    await db.close();
+  }
+}
+
+async function benchmarks(
+  command: string | undefined,
+  args: string[],
+  options: Parameters<typeof runBenchmarksCommand>[3],
+): Promise<void> {
+  const db = await openDatabase(loadConfig());
+  try {
+    await migrate(db.orm);
+    const lines = await runBenchmarksCommand(db.orm.em.fork(), command, args, options);
+    if (!lines) throw new UsageError(USAGE);
+    for (const line of lines) console.log(line);
   } finally {
     await db.close();
   }

@@ -20,6 +20,8 @@ export interface Config {
   maxQueuedJobs: number;
   /** Most analysis jobs of one account running at once, over every worker (per-account fairness). */
   jobAccountConcurrency: number;
+  /** Fewest peers (other enterprises of the account, industry and year) before their distribution is shown. */
+  benchmarkPeerMinimum: number;
   /** Reports older than this many days are deleted by a daily job; null → kept for ever. */
   reportRetentionDays: number | null;
   /** OTLP/HTTP endpoint traces are exported to; null → no tracing. */
@@ -182,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: int('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 25, 1) * 1000,
     metricsToken: env.METRICS_TOKEN?.trim() || null,
     maxQueuedJobs: int('MAX_QUEUED_JOBS', env.MAX_QUEUED_JOBS, 10_000, 1),
+    benchmarkPeerMinimum: int('BENCHMARK_PEER_MIN', env.BENCHMARK_PEER_MIN, 10, 2),
     jobAccountConcurrency: int(
       'JOB_ACCOUNT_CONCURRENCY',
       env.JOB_ACCOUNT_CONCURRENCY,

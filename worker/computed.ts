@@ -4,8 +4,10 @@
  * cloned value by value on both sides; and the server writes sp_result to the database as JSON anyway. Only the
  * AI step, when it runs, needs sp_result as an object again (`toAnalysisOutputs`).
  */
+import type { MatchedBenchmark } from './engine/benchmark.ts';
 import { buildCoreRiskInsight } from './engine/coreRisk.ts';
-import { analysisLabel, computeAnalysis } from './engine/registry.ts';
+import { benchmarkedSlugs } from './engine/industryBenchmark.ts';
+import { analysisLabel, computeAnalysis, withIndustryBenchmark } from './engine/registry.ts';
 import { VERDICT_INPUTS } from './engine/verdict.ts';
 import type { AnalysisOutput, NormalisedReport, RiskItem } from './types.ts';
 
@@ -58,11 +60,36 @@ export function computeItems(reportJson: string, slugs: readonly string[]): Comp
   }));
 }
 
+function computedItem(output: AnalysisOutput): ComputedItem {
+  return {
+    slug: output.slug,
+    spResultJson: JSON.stringify(output.sp_result),
+    releasedYear: (output.sp_result.released_year as number | null) ?? null,
+    core: { released_year: output.sp_result.released_year },
+    risk_items: output.risk_items,
+  };
+}
+
 /**
- * A report's items in presentation order: the core risk insight (built from every item's risk items) first,
- * then the computed items as given (ANALYSIS_SLUGS order).
+ * A report's items in presentation order: the core risk insight (built from every item's risk items, its
+ * verdict banded against the matched benchmark) first, then the computed items as given (ANALYSIS_SLUGS order)
+ * with industry_benchmark at the end of section 2.
  */
-export function withCoreRiskInsight(items: readonly ComputedItem[]): ComputedItem[] {
+export function withCoreRiskInsight(
+  computed: readonly ComputedItem[],
+  benchmark?: MatchedBenchmark | null,
+): ComputedItem[] {
+  // industry_benchmark reads flat figures: the core view where it has them, else the item's parsed sp_result.
+  const wanted = benchmarkedSlugs(benchmark);
+  const outputs = computed.map((item) => ({
+    slug: item.slug,
+    sp_result:
+      wanted.has(item.slug) && !VERDICT_SLUGS.has(item.slug)
+        ? (JSON.parse(item.spResultJson) as Record<string, unknown>)
+        : item.core,
+    risk_items: item.risk_items,
+  }));
+  const items = withIndustryBenchmark(computed, outputs, benchmark, computedItem);
   const core = buildCoreRiskInsight(
     items.map((item) => ({
       slug: item.slug,
@@ -71,6 +98,7 @@ export function withCoreRiskInsight(items: readonly ComputedItem[]): ComputedIte
       risk_items: item.risk_items,
     })),
     analysisLabel,
+    benchmark,
   );
   return [
     {

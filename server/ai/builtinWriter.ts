@@ -11,7 +11,9 @@
  */
 import type { CatalogueField } from '../../worker/catalogue/analysisCatalogue.ts';
 import { CORE_RISK_SLUG, type CoreRiskEntry, type CoreRiskGroup } from '../../worker/engine/coreRisk.ts';
+import { INDUSTRY_BENCHMARK_SLUG } from '../../worker/engine/industryBenchmark.ts';
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../../worker/types.ts';
+import { writeIndustryBenchmark } from '../benchmarks/interpretation.ts';
 import { catalogueItem } from './catalogue.ts';
 import { clause, formatFigure, LEVEL_NAMES, pointChangePhrase, rateChangePhrase, round2 } from './format.ts';
 import type { StructuredInterpretation } from './types.ts';
@@ -674,5 +676,6 @@ export function writeBuiltinInterpretation(
 ): StructuredInterpretation {
   if (item.slug === CORE_RISK_SLUG) return writeCoreRisk(item, reportItems, labelOf);
   if (item.slug === 'enterprise_profile') return writeProfile(item);
+  if (item.slug === INDUSTRY_BENCHMARK_SLUG) return writeIndustryBenchmark(item);
   return writeItem(item, labelOf);
 }

@@ -17,6 +17,7 @@ import {
   writeInterpretations,
 } from '../ai/interpretations.ts';
 import { accountTokenBudget, addAiUsage } from '../ai/usage.ts';
+import { benchmarkForReport, industryBenchmarkJson, recordReportBenchmark } from '../benchmarks/forReport.ts';
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
 import { prepared } from '../db/prepared.ts';
@@ -128,10 +129,13 @@ export async function analyseReport(
     // Step 1: store the statements in normalised form.
     await timed('store', () => runSql(em, STORE_SQL, [data.taskId, data.reportId, new Date()]));
 
-    // Step 2: compute every analysis item in the worker pool.
+    // Step 2: compute every analysis item in the worker pool, against the report's matched industry benchmark.
+    const matched = await benchmarkForReport(em, data.reportId, payload, ctx.config.benchmarkPeerMinimum);
     const items = withCoreRiskInsight(
       await timed('compute', () => ctx.pool.compute(payload, ANALYSIS_SLUGS)),
+      matched.benchmark,
     );
+    const benchmarkJson = industryBenchmarkJson(items);
 
     // Step 3: the AI interpretation, when the report asked for it. Never fails the report.
     const ai = task.ai_auto_analysis
@@ -155,6 +159,9 @@ export async function analyseReport(
         // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
         if (ai) await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
         await runSql(tx, sql, params);
+        // The sets this report used and its peer values (docs/benchmarks.md).
+        if (benchmarkJson)
+          await recordReportBenchmark(tx, data.reportId, matched, benchmarkJson, completedAt);
         if (ai) await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
         // report.succeeded, committed with the success itself (docs/webhooks.md).
         await emitReportEvent(ctx, tx, data.reportId);

@@ -5,10 +5,12 @@
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
 import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
+import { listUsableBenchmarkSets } from '../benchmarks/sets.ts';
 import { REPORT_STATUSES, type ReportStatus } from '../db/entities/report.entity.ts';
 import { ValidationError } from '../errors.ts';
 import { conditionalGet } from '../middlewares/conditional.ts';
 import { rateLimit } from '../middlewares/rateLimit.ts';
+import { presentBenchmarkSet } from '../presenters/benchmarkPresenter.ts';
 import {
   presentAnalysisItem,
   presentAnalysisList,
@@ -176,6 +178,11 @@ export function developerRoutes(services: ServiceContext): Router<State> {
   router.get('/catalogue', rateLimit('reads'), conditionalGet(), async (ctx) => {
     ctx.set('Cache-Control', 'private, max-age=3600');
     ctx.body = analysisCatalogue();
+  });
+
+  router.get('/benchmarks', rateLimit('reads'), async (ctx) => {
+    const sets = await listUsableBenchmarkSets(services, ctx.state.principal);
+    ctx.body = { sets: sets.map(presentBenchmarkSet) };
   });
 
   addWebhookRoutes(router, services);

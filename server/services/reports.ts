@@ -8,6 +8,7 @@ import type { Transaction } from 'kysely';
 import { validateSubmission } from '../../schema/submission.ts';
 import { isAnalysisSlug } from '../../worker/engine/registry.ts';
 import { normaliseSubmission } from '../../worker/normalise.ts';
+import { resolveIndustry } from '../benchmarks/match.ts';
 import { AnalysisResult, type IAnalysisResult } from '../db/entities/analysisResult.entity.ts';
 import { type IReport, Report, type StoredWarning } from '../db/entities/report.entity.ts';
 import { type ITask, Task } from '../db/entities/task.entity.ts';
@@ -84,6 +85,8 @@ export async function submitReport(
   }
   const input = validation.value;
   const { report: normalised, warnings } = normaliseSubmission(input);
+  // An industry code the benchmarks cannot use is a warning, never a rejection (docs/benchmarks.md).
+  warnings.push(...resolveIndustry(normalised.enterpriseInfo).warnings);
   const reportId = randomUUID();
   const taskId = randomUUID();
   const now = new Date();

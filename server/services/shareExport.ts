@@ -4,6 +4,8 @@
  * share link as the page, so it opens exactly when the page does (public, not expired).
  */
 import ExcelJS from 'exceljs';
+import { INDUSTRY_BENCHMARK_SLUG } from '../../worker/engine/industryBenchmark.ts';
+import { addIndustryBenchmarkSheet } from '../benchmarks/exportSheet.ts';
 import { presentSharedReport } from '../presenters/sharePresenter.ts';
 import type { ServiceContext } from './context.ts';
 import { getSharedReport } from './sharing.ts';
@@ -42,7 +44,8 @@ export async function exportSharedReport(
   ];
   indicators.getRow(1).font = { bold: true };
   for (const item of report.items) {
-    if (item.section === 'core_risk') continue;
+    // industry_benchmark has a sheet of its own (addIndustryBenchmarkSheet).
+    if (item.section === 'core_risk' || item.slug === INDUSTRY_BENCHMARK_SLUG) continue;
     const sp = item.sp_result as Row;
     const series = Array.isArray(sp.series) ? (sp.series as Row[]) : [];
     const released = typeof sp.released_year === 'number' ? sp.released_year : null;
@@ -83,6 +86,8 @@ export async function exportSharedReport(
       });
     }
   }
+
+  addIndustryBenchmarkSheet(workbook, report.items);
 
   const body = Buffer.from(await workbook.xlsx.writeBuffer());
   return { name: `${report.name}-财务分析报告-${report.year_start}-${report.year_end}.xlsx`, body };

@@ -25,6 +25,7 @@ import {
   webhookReceiver,
   withService,
 } from './lib.ts';
+import { benchBenchmarks } from './benchmarks.ts';
 
 const args = process.argv.slice(2);
 const againstAt = args.indexOf('--against');
@@ -145,3 +146,6 @@ async function fullRun() {
     );
   }
 }
+
+// ---- Industry benchmarking (docs/benchmarks.md): matching and peer statistics per report, measured apart. ----
+await benchBenchmarks();

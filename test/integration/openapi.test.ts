@@ -71,6 +71,7 @@ const TASK = '/api/v1/developer/tasks/{task_id}';
 const ANALYSIS = '/api/v1/developer/reports/{report_id}/analysis';
 const ITEM = '/api/v1/developer/reports/{report_id}/analysis/{slug}';
 const CATALOGUE = '/api/v1/developer/catalogue';
+const BENCHMARKS = '/api/v1/developer/benchmarks';
 const AI_REPORT = '/api/v1/developer/reports/{report_id}/ai-analysis';
 const AI_ITEM = '/api/v1/developer/reports/{report_id}/analysis/{slug}/ai-analysis';
 const SHARED = '/api/v1/shared/reports/{share_token}';
@@ -537,6 +538,7 @@ describe('the OpenAPI document', () => {
     expect(used.body.ai_usage).toEqual(expect.any(Object));
 
     expectDocumented('get', CATALOGUE, await get(CATALOGUE, { key }));
+    expectDocumented('get', BENCHMARKS, await get(BENCHMARKS, { key }));
 
     // Conditional reads: each answers 304 to its own ETag.
     for (const [path, url] of [
@@ -646,6 +648,7 @@ describe('the OpenAPI document', () => {
       ['post', AI_REPORT, `/api/v1/developer/reports/${UNKNOWN_ID}/ai-analysis`],
       ['post', AI_ITEM, `/api/v1/developer/reports/${UNKNOWN_ID}/analysis/revenue/ai-analysis`],
       ['get', CATALOGUE, CATALOGUE],
+      ['get', BENCHMARKS, BENCHMARKS],
       ['get', LIST, LIST],
     ];
     for (const [method, path, url] of developer) {
@@ -866,6 +869,7 @@ describe('the OpenAPI document', () => {
       ['post', AI_REPORT, `/api/v1/developer/reports/${done.report_id}/ai-analysis`],
       ['post', AI_ITEM, `/api/v1/developer/reports/${done.report_id}/analysis/revenue/ai-analysis`],
       ['get', CATALOGUE, CATALOGUE],
+      ['get', BENCHMARKS, BENCHMARKS],
       ['get', LIST, LIST],
     ];
     const share = (await get(`/api/v1/developer/reports/${done.report_id}`, { key })).body.share;
@@ -1020,6 +1024,7 @@ describe('the OpenAPI document', () => {
         ['get', ANALYSIS, `/api/v1/developer/reports/${id}/analysis`],
         ['get', ITEM, `/api/v1/developer/reports/${id}/analysis/revenue`],
         ['get', CATALOGUE, CATALOGUE],
+        ['get', BENCHMARKS, BENCHMARKS],
         ['post', AI_REPORT, `/api/v1/developer/reports/${id}/ai-analysis`],
         ['post', AI_ITEM, `/api/v1/developer/reports/${id}/analysis/revenue/ai-analysis`],
         ['get', '/api/v1/developer/reports', '/api/v1/developer/reports'],

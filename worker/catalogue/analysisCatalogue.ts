@@ -4,10 +4,16 @@
  * documented is what is computed. Served by the API and rendered to docs/analysis-catalogue.md.
  */
 import { CORE_RISK_FIELDS, CORE_RISK_LABEL, CORE_RISK_SLUG } from '../engine/coreRisk.ts';
+import {
+  INDUSTRY_BENCHMARK_FIELDS,
+  INDUSTRY_BENCHMARK_LABEL,
+  INDUSTRY_BENCHMARK_RULES,
+  INDUSTRY_BENCHMARK_SLUG,
+} from '../engine/industryBenchmark.ts';
 import { NULL_REASONS } from '../engine/materiality.ts';
 import type { FieldDoc, RiskRuleDoc, SectionId } from '../engine/module.ts';
 import { SECTIONS } from '../engine/module.ts';
-import { ANALYSIS_MODULES } from '../engine/registry.ts';
+import { ANALYSIS_MODULES, INDUSTRY_BENCHMARK_POSITION } from '../engine/registry.ts';
 import {
   ALTMAN_BANDS,
   BAND_SETS,
@@ -96,7 +102,8 @@ export const SCORECARD_METHOD =
   `Beneish M值高于${BENEISH_THRESHOLD}时再扣${BENEISH_DEDUCTION}分；总分限定在0–100。等级：A 低风险 ≥ 75，B 较低风险 ≥ 60，C 中等风险 ≥ 45，D 较高风险 ≥ 30，E 高风险 < 30。` +
   '报表数据核对不计分（数据一致不代表信用良好）：核对结果单列为 verdict.data_quality，出现危险级不一致时评级为“待定”（provisional，数据存疑，评级待核实）；' +
   `有值因子权重合计低于${MIN_COVERAGE_PCT}%时评级同样为“待定”（数据不足，评级仅供参考），未计分因子及所需项目列于 verdict.coverage 与 data_gaps。` +
-  'drivers 取 |effect| 最大的3–5个因子，每个含取值、单位与一句理由。每套标准值注明来源、版本与年份（band_sets）；详见 docs/verdict.md。';
+  'drivers 取 |effect| 最大的3–5个因子，每个含取值、单位与一句理由。每套标准值注明来源、版本与年份（band_sets）；详见 docs/verdict.md。' +
+  '已加载的行业基准集覆盖企业所属行业（中类、大类或门类）及该因子时，以其五档标准值替代，verdict.benchmark 逐因子注明所用基准集与层级（docs/benchmarks.md）。';
 
 const field = (f: FieldDoc): CatalogueField => ({
   key: f.key,
@@ -115,6 +122,29 @@ const rule = (r: RiskRuleDoc): CatalogueRiskRule => ({
 });
 
 function build(): AnalysisCatalogue {
+  const computed = ANALYSIS_MODULES.map(
+    (m): CatalogueItem => ({
+      slug: m.slug,
+      label: m.label,
+      section: m.section,
+      section_label: SECTIONS[m.section],
+      kind: m.kind,
+      description: m.description,
+      fields: m.fields.map(field),
+      risk_rules: m.riskRules.map(rule),
+    }),
+  );
+  const industryBenchmark: CatalogueItem = {
+    slug: INDUSTRY_BENCHMARK_SLUG,
+    label: INDUSTRY_BENCHMARK_LABEL,
+    section: 'enterprise_overview',
+    section_label: SECTIONS.enterprise_overview,
+    kind: 'aggregate',
+    description:
+      '企业各项指标与所属行业基准的对比：已加载的行业基准集（五档标准值、分位数或均值，注明来源、版本、数据年度、样本数与退档层级）和本账户同行业同年度企业的分布（样本数达到最低样本数才列示）。仅当指标处于行业最差档或最差十分之一且幅度重大时提示风险。见 docs/benchmarks.md。',
+    fields: INDUSTRY_BENCHMARK_FIELDS.map(field),
+    risk_rules: INDUSTRY_BENCHMARK_RULES.map(rule),
+  };
   const items: CatalogueItem[] = [
     {
       slug: CORE_RISK_SLUG,
@@ -127,18 +157,9 @@ function build(): AnalysisCatalogue {
       fields: CORE_RISK_FIELDS.map(field),
       risk_rules: [],
     },
-    ...ANALYSIS_MODULES.map(
-      (m): CatalogueItem => ({
-        slug: m.slug,
-        label: m.label,
-        section: m.section,
-        section_label: SECTIONS[m.section],
-        kind: m.kind,
-        description: m.description,
-        fields: m.fields.map(field),
-        risk_rules: m.riskRules.map(rule),
-      }),
-    ),
+    ...computed.slice(0, INDUSTRY_BENCHMARK_POSITION),
+    industryBenchmark,
+    ...computed.slice(INDUSTRY_BENCHMARK_POSITION),
   ];
   return {
     sections: (Object.keys(SECTIONS) as SectionId[]).map((id) => ({ id, label: SECTIONS[id] })),

@@ -18,10 +18,10 @@
  */
 
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
+import type { MatchedBenchmark } from './benchmark.ts';
 import type { FieldDoc } from './module.ts';
 import {
   buildVerdict,
-  type IndustryBands,
   MIN_COVERAGE_PCT,
   PROVISIONAL_COVERAGE,
   PROVISIONAL_DATA,
@@ -125,7 +125,8 @@ function releasedYearOf(outputs: readonly AnalysisOutput[]): number | null {
 export function buildCoreRiskInsight(
   outputs: readonly AnalysisOutput[],
   labelOf: (slug: string) => string,
-  industryBands?: IndustryBands | null,
+  /** The report's matched industry benchmark: its bands replace the all-industry ones where it has them. */
+  benchmark?: MatchedBenchmark | null,
 ): AnalysisOutput {
   const sources = outputs.filter((o) => o.slug !== CORE_RISK_SLUG);
   const modules: CoreRiskGroup[] = sources.map((o) => ({
@@ -145,7 +146,7 @@ export function buildCoreRiskInsight(
     })),
   );
   // Array.prototype.sort is stable: equal severities keep module order, then the module's own order.
-  const { verdict, scorecard } = buildVerdict(sources, { industryBands });
+  const { verdict, scorecard } = buildVerdict(sources, { benchmark });
   const notes = collectNotes(sources);
   // A factor the scorecard could not score is a data gap: the lines that would enable it, named.
   for (const m of verdict.coverage.missing) {
@@ -289,6 +290,15 @@ export const CORE_RISK_FIELDS: readonly FieldDoc[] = [
     formula:
       '本次计分所用的各套标准值：id、source、edition、year（年份不明时为空）；行业标准值覆盖某因子时优先使用行业值',
     inputs: [],
+  },
+  {
+    key: 'verdict.benchmark[]',
+    label: '评分基准',
+    unit: '个',
+    formula:
+      '每个按标准值计分的财务因子一行：slug、key、set_id、set_name、edition、data_year、industry_code、level（group/division/section/all）。已加载的行业基准集覆盖该企业所属行业（中类、大类或门类）及该指标、且给出五档标准值时，以其标准值替代全行业标准值；否则为全行业表（set_id 为空）',
+    inputs: [],
+    note: '见 docs/benchmarks.md。Altman 分值不参与行业替换，不列入。',
   },
   {
     key: 'scorecard[]',

@@ -3,9 +3,15 @@
  * one line in `ANALYSIS_MODULES`.
  */
 import type { AnalysisOutput, NormalisedReport, RiskItem } from '../types.ts';
+import type { MatchedBenchmark } from './benchmark.ts';
 import { createContext } from './context.ts';
 import { buildCoreRiskInsight, CORE_RISK_LABEL, CORE_RISK_SLUG, type ModuleDataGap } from './coreRisk.ts';
-import type { AnalysisModule, RiskRuleDoc, SectionId } from './module.ts';
+import {
+  buildIndustryBenchmark,
+  INDUSTRY_BENCHMARK_LABEL,
+  INDUSTRY_BENCHMARK_SLUG,
+} from './industryBenchmark.ts';
+import type { AnalysisModule, FieldDoc, RiskRuleDoc, SectionId } from './module.ts';
 import { BALANCE_MODULES, CASH_FLOW_MODULES, COMPREHENSIVE_MODULES } from './modules/balance/index.ts';
 import { balanceSheetCheckModule } from './modules/balanceSheetCheck.ts';
 import { CHECK_MODULES, SIGNAL_MODULES } from './modules/checks/index.ts';
@@ -51,16 +57,48 @@ if (MODULES_BY_SLUG.size !== ANALYSIS_MODULES.length) throw new Error('Duplicate
 /** The slugs computed from the statements (in the worker pool), in presentation order. */
 export const ANALYSIS_SLUGS: readonly string[] = ANALYSIS_MODULES.map((m) => m.slug);
 
-/** Every item of a finished report, in presentation order: the core risk insight, then the computed ones. */
-export const REPORT_SLUGS: readonly string[] = [CORE_RISK_SLUG, ...ANALYSIS_SLUGS];
+/** Where industry_benchmark (built from the others' results) stands: after the last item of section 2. */
+export const INDUSTRY_BENCHMARK_POSITION =
+  ANALYSIS_MODULES.findLastIndex((m) => m.section === 'enterprise_overview') + 1;
+
+/**
+ * Every item of a finished report, in presentation order: the core risk insight, then the computed ones with
+ * industry_benchmark at the end of section 2.
+ */
+export const REPORT_SLUGS: readonly string[] = [
+  CORE_RISK_SLUG,
+  ...ANALYSIS_SLUGS.slice(0, INDUSTRY_BENCHMARK_POSITION),
+  INDUSTRY_BENCHMARK_SLUG,
+  ...ANALYSIS_SLUGS.slice(INDUSTRY_BENCHMARK_POSITION),
+];
 
 export function isAnalysisSlug(slug: string): boolean {
-  return slug === CORE_RISK_SLUG || MODULES_BY_SLUG.has(slug);
+  return slug === CORE_RISK_SLUG || slug === INDUSTRY_BENCHMARK_SLUG || MODULES_BY_SLUG.has(slug);
 }
 
 /** The section a slug belongs to. */
 export function analysisSection(slug: string): SectionId {
+  if (slug === INDUSTRY_BENCHMARK_SLUG) return 'enterprise_overview';
   return slug === CORE_RISK_SLUG ? 'core_risk' : getAnalysisModule(slug).section;
+}
+
+/** The catalogue's documentation of one numeric sp_result key of a computed module. */
+export function analysisField(slug: string, key: string): FieldDoc | undefined {
+  return MODULES_BY_SLUG.get(slug)?.fields.find((f) => f.key === key);
+}
+
+/**
+ * The computed items in presentation order with industry_benchmark built from them (and the matched benchmark)
+ * in its place. `outputs` are in ANALYSIS_SLUGS order; only the flat figures of their sp_result are read.
+ */
+export function withIndustryBenchmark<T extends { slug: string }>(
+  items: readonly T[],
+  outputs: readonly AnalysisOutput[],
+  benchmark: MatchedBenchmark | null | undefined,
+  wrap: (output: AnalysisOutput) => T,
+): T[] {
+  const item = wrap(buildIndustryBenchmark(outputs, benchmark, analysisField));
+  return [...items.slice(0, INDUSTRY_BENCHMARK_POSITION), item, ...items.slice(INDUSTRY_BENCHMARK_POSITION)];
 }
 
 /** The module for a slug; throws on an unknown slug. */
@@ -72,15 +110,20 @@ export function getAnalysisModule(slug: string): AnalysisModule {
 
 /** Chinese display name of a slug; throws on an unknown slug. */
 export function analysisLabel(slug: string): string {
+  if (slug === INDUSTRY_BENCHMARK_SLUG) return INDUSTRY_BENCHMARK_LABEL;
   return slug === CORE_RISK_SLUG ? CORE_RISK_LABEL : getAnalysisModule(slug).label;
 }
 
 /**
- * Assembles a report's items from the computed outputs (in ANALYSIS_SLUGS order): the core risk insight,
- * built from every other item's risk items, first.
+ * Assembles a report's items from the computed outputs (in ANALYSIS_SLUGS order) and the matched benchmark:
+ * industry_benchmark in its place, and the core risk insight, built from every other item, first.
  */
-export function assembleReportItems(outputs: readonly AnalysisOutput[]): AnalysisOutput[] {
-  return [buildCoreRiskInsight(outputs, analysisLabel), ...outputs];
+export function assembleReportItems(
+  outputs: readonly AnalysisOutput[],
+  benchmark?: MatchedBenchmark | null,
+): AnalysisOutput[] {
+  const all = withIndustryBenchmark(outputs, outputs, benchmark, (o) => o);
+  return [buildCoreRiskInsight(all, analysisLabel, benchmark), ...all];
 }
 
 /**

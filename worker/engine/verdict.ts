@@ -19,6 +19,7 @@
  * place that picks them, so industry sets can take precedence where they cover the factor.
  */
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
+import { type FactorBenchmark, type MatchedBenchmark, selectBands as selectIndustryFigure } from './benchmark.ts';
 import { type Num, num, round2 } from './decimal.ts';
 import { bandScore } from './modules/balance/businessInputProfitability.ts';
 
@@ -107,6 +108,8 @@ export interface Verdict {
   history_risks: RiskItem[];
   /** The band sets the scored factors were judged against. */
   band_sets: BandSetRef[];
+  /** What each banded financial factor was judged against: an industry benchmark set (and level), or the all-industry table. */
+  benchmark: FactorBenchmark[];
 }
 
 export interface ScorecardEntry {
@@ -343,6 +346,35 @@ const MIN_DRIVERS = 3;
 /** Industry band sets by factor key (benchmarking: server/benchmarks), when the report's division has them. */
 export type IndustryBands = Readonly<Record<string, { bands: Bands; set: BandSetRef }>>;
 
+/** The name of the all-industry table the factors' own bands come from (the built-in set of server/benchmarks). */
+export const ALL_INDUSTRY_BANDS_NAME =
+  '国资委企业绩效评价标准值·全国国有企业·全行业（第三方转录，版本年份未注明）';
+
+/**
+ * The industry bands of a report's matched benchmark, by factor key: a loaded set's five standard values where it
+ * covers the enterprise's industry (中类, 大类 or 门类) and the factor (benchmark.ts decides which figure), and
+ * what each financial factor was judged against. The Altman factor keeps its published zones.
+ */
+export function industryBandsOf(benchmark: MatchedBenchmark | null | undefined): {
+  bands: IndustryBands | null;
+  used: FactorBenchmark[];
+} {
+  const bands: Record<string, { bands: Bands; set: BandSetRef }> = {};
+  const used: FactorBenchmark[] = [];
+  for (const factor of SCORECARD_FACTORS) {
+    if (factor.slug === 'distress_signals') continue;
+    const picked = selectIndustryFigure(factor, { bands: factor.bands, name: ALL_INDUSTRY_BANDS_NAME }, benchmark);
+    used.push(picked.benchmark);
+    const ref = picked.benchmark;
+    if (ref.set_id !== null)
+      bands[factor.key] = {
+        bands: picked.bands,
+        set: { id: ref.set_id, source: ref.set_name, edition: ref.edition ?? '', year: ref.data_year },
+      };
+  }
+  return { bands: Object.keys(bands).length > 0 ? bands : null, used };
+}
+
 /**
  * The bands a factor is judged against: the industry set where it covers the factor, else the factor's own set
  * (for Altman, the bands of the headline model). Pure; the one place bands are chosen.
@@ -504,12 +536,13 @@ export const VERDICT_INPUTS: Readonly<Record<string, readonly string[]>> = (() =
 /** The verdict and the full scorecard, from the other items' outputs. */
 export function buildVerdict(
   outputs: readonly AnalysisOutput[],
-  options: { industryBands?: IndustryBands | null } = {},
+  options: { benchmark?: MatchedBenchmark | null } = {},
 ): { verdict: Verdict; scorecard: ScorecardEntry[]; risks: RiskItem[] } {
   const bySlug = new Map(outputs.map((o) => [o.slug, o.sp_result]));
+  const industry = industryBandsOf(options.benchmark);
   const latest = scoreYear(
     figuresOf((slug) => bySlug.get(slug)),
-    options.industryBands,
+    industry.bands,
   );
 
   const scorecard: ScorecardEntry[] = latest.rows.map((r) => ({
@@ -586,7 +619,7 @@ export function buildVerdict(
     });
   }
 
-  const { history, risks } = historyOf(outputs, options.industryBands);
+  const { history, risks } = historyOf(outputs, industry.bands);
   const band_sets = [
     ...new Map(latest.rows.filter((r) => r.score !== null).map((r) => [r.set.id, r.set])).values(),
   ];
@@ -609,6 +642,7 @@ export function buildVerdict(
       history,
       history_risks: risks,
       band_sets,
+      benchmark: industry.used,
     },
     scorecard,
     risks,

@@ -8,6 +8,7 @@ import { Migration20261123200000_idempotency_keys } from './Migration20261123200
 import { Migration20261123200000_rate_limits } from './Migration20261123200000_rate_limits.ts';
 import { Migration20261123210000_webhooks } from './Migration20261123210000_webhooks.ts';
 import { Migration20261125180000_webhook_fairness } from './Migration20261125180000_webhook_fairness.ts';
+import { Migration20261125190000_benchmarks } from './Migration20261125190000_benchmarks.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -20,4 +21,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123200000_idempotency_keys', class: Migration20261123200000_idempotency_keys },
   { name: 'Migration20261123210000_webhooks', class: Migration20261123210000_webhooks },
   { name: 'Migration20261125180000_webhook_fairness', class: Migration20261125180000_webhook_fairness },
+  { name: 'Migration20261125190000_benchmarks', class: Migration20261125190000_benchmarks },
 ];

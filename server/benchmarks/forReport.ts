@@ -1,0 +1,171 @@
+/**
+ * The benchmark side of the analysis job: before computing, the report's matched benchmark (sets and peers); in
+ * the assemble transaction, the record of the sets it used and its peer values. Peer values are kept per report
+ * (one row per scored indicator, deleted with the report by its foreign key), so a report that succeeds or is
+ * deleted changes only its own rows; the distribution is computed when a report reads it, with one aggregate
+ * query over the latest successful report of each other enterprise of the account, mode, industry and year.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MatchedBenchmark, PeerDistribution } from '../../worker/engine/benchmark.ts';
+import { INDUSTRY_BENCHMARK_SLUG, SCORED_INDICATORS } from '../../worker/engine/industryBenchmark.ts';
+import type { NormalisedReport } from '../../worker/types.ts';
+import { prepared } from '../db/prepared.ts';
+import { runSql } from '../db/sql.ts';
+import { matchBenchmark, resolveIndustry } from './match.ts';
+import { setsForIndustry } from './sets.ts';
+
+export const PEER_INDICATORS: readonly string[] = SCORED_INDICATORS.map((i) => `${i.slug}.${i.key}`);
+
+/** What the job needs to record after computing. */
+export interface ReportBenchmark {
+  benchmark: MatchedBenchmark;
+  /** Where the report's own values join the peers: null when its industry is unknown. */
+  peerKey: {
+    accountId: string;
+    mode: string;
+    industryCode: string;
+    year: number;
+    enterpriseId: string;
+  } | null;
+}
+
+const REPORT_SQL = prepared('select account_id, mode, enterprise_id from reports where id = $1');
+
+/**
+ * The peers' distribution per indicator: over the latest successful report (by completion) of each enterprise
+ * other than this one, in one statement — one index range scan, no join. Quantiles are withheld below `minimum`.
+ */
+const PEERS_SQL = prepared(`
+  select indicator, count(*)::int as n,
+         percentile_cont(array[0.1, 0.25, 0.5, 0.75, 0.9]) within group (order by value) as q
+    from (select indicator, value, completed_at,
+                 max(completed_at) over (partition by enterprise_id) as latest
+            from peer_values
+           where account_id = $1 and mode = $2 and industry_code = $3 and year = $4 and enterprise_id <> $5) as peers
+   where completed_at = latest
+   group by indicator`);
+
+export async function peerDistributions(
+  em: EntityManager,
+  key: NonNullable<ReportBenchmark['peerKey']>,
+  minimum: number,
+): Promise<Record<string, PeerDistribution>> {
+  const rows = await runSql<{ indicator: string; n: number; q: number[] }>(em, PEERS_SQL, [
+    key.accountId,
+    key.mode,
+    key.industryCode,
+    key.year,
+    key.enterpriseId,
+  ]);
+  const byIndicator = new Map(rows.map((r) => [r.indicator, r]));
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return Object.fromEntries(
+    PEER_INDICATORS.map((indicator) => {
+      const row = byIndicator.get(indicator);
+      const n = row?.n ?? 0;
+      const q = row && n >= minimum ? row.q.map(round) : null;
+      return [
+        indicator,
+        {
+          industry_code: key.industryCode,
+          year: key.year,
+          n,
+          minimum,
+          quantiles: q ? { p10: q[0]!, p25: q[1]!, p50: q[2]!, p75: q[3]!, p90: q[4]! } : null,
+        },
+      ];
+    }),
+  );
+}
+
+/** The matched benchmark of a report about to be computed (its submission as the job holds it, JSON text). */
+export async function benchmarkForReport(
+  em: EntityManager,
+  reportId: string,
+  payload: string,
+  peerMinimum: number,
+): Promise<ReportBenchmark> {
+  const report = JSON.parse(payload) as NormalisedReport;
+  const industry = resolveIndustry(report.enterpriseInfo);
+  const code = industry.code;
+  const codes = code
+    ? [
+        code.section,
+        ...(code.division ? [`${code.section}${code.division}`] : []),
+        ...(code.group ? [`${code.section}${code.group}`] : []),
+      ]
+    : [];
+  const [owner] = await runSql<{ account_id: string; mode: string; enterprise_id: string }>(em, REPORT_SQL, [
+    reportId,
+  ]);
+  const year = report.years.at(-1)?.year;
+  // Peers at 大类 level (a 中类 code joins its 大类), else at the 门类 given.
+  const peerKey =
+    code && owner && year !== undefined
+      ? {
+          accountId: owner.account_id,
+          mode: owner.mode,
+          industryCode: code.division ? `${code.section}${code.division}` : code.section,
+          year,
+          enterpriseId: owner.enterprise_id,
+        }
+      : null;
+  const [sets, peers] = await Promise.all([
+    setsForIndustry(em, codes),
+    peerKey ? peerDistributions(em, peerKey, peerMinimum) : Promise.resolve(null),
+  ]);
+  return { benchmark: matchBenchmark(report, industry, sets, peers), peerKey };
+}
+
+/**
+ * Inside the assemble transaction: the sets the report used and its peer values (a retried attempt overwrites
+ * its own rows). `benchmarkJson` is industry_benchmark's sp_result as JSON text.
+ */
+export async function recordReportBenchmark(
+  tx: EntityManager,
+  reportId: string,
+  prepared_: ReportBenchmark,
+  benchmarkJson: string,
+  completedAt: Date,
+): Promise<void> {
+  const sp = JSON.parse(benchmarkJson) as {
+    rows: { indicator: string; value: number | null }[];
+    sets_used: { set_id: string; set_name: string; edition: string; data_year: number | null }[];
+  };
+  if (sp.sets_used.length > 0)
+    await runSql(
+      tx,
+      `insert into report_benchmark_sets (report_id, set_id, set_name, edition, data_year)
+       select $1, s.set_id, s.set_name, s.edition, s.data_year
+         from jsonb_to_recordset($2::jsonb) as s(set_id text, set_name text, edition text, data_year int)
+       on conflict (report_id, set_id) do nothing`,
+      [reportId, JSON.stringify(sp.sets_used)],
+    );
+  const key = prepared_.peerKey;
+  const values = sp.rows.filter((r) => r.value !== null && PEER_INDICATORS.includes(r.indicator));
+  if (!key || values.length === 0) return;
+  await runSql(
+    tx,
+    `insert into peer_values (report_id, account_id, mode, industry_code, year, enterprise_id, indicator, value, completed_at)
+     select $1, $2, $3, $4, $5, $6, v.indicator, v.value, $8
+       from jsonb_to_recordset($7::jsonb) as v(indicator text, value double precision)
+     on conflict (report_id, indicator) do update set value = excluded.value, completed_at = excluded.completed_at`,
+    [
+      reportId,
+      key.accountId,
+      key.mode,
+      key.industryCode,
+      key.year,
+      key.enterpriseId,
+      JSON.stringify(values.map((v) => ({ indicator: v.indicator, value: v.value }))),
+      completedAt,
+    ],
+  );
+}
+
+/** The industry_benchmark item's sp_result JSON among the job's items. */
+export function industryBenchmarkJson(
+  items: readonly { slug: string; spResultJson: string }[],
+): string | null {
+  return items.find((i) => i.slug === INDUSTRY_BENCHMARK_SLUG)?.spResultJson ?? null;
+}
