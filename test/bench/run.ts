@@ -11,6 +11,7 @@
  */
 import { availableParallelism, cpus } from 'node:os';
 import { compareAgainst } from './against.ts';
+import { benchBenchmarks } from './benchmarks.ts';
 import { engineCpuPerReport } from './engine.ts';
 import {
   agent,
@@ -25,7 +26,6 @@ import {
   webhookReceiver,
   withService,
 } from './lib.ts';
-import { benchBenchmarks } from './benchmarks.ts';
 
 const args = process.argv.slice(2);
 const againstAt = args.indexOf('--against');

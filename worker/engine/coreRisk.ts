@@ -20,12 +20,7 @@
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
 import type { MatchedBenchmark } from './benchmark.ts';
 import type { FieldDoc } from './module.ts';
-import {
-  buildVerdict,
-  MIN_COVERAGE_PCT,
-  PROVISIONAL_COVERAGE,
-  PROVISIONAL_DATA,
-} from './verdict.ts';
+import { buildVerdict, MIN_COVERAGE_PCT, PROVISIONAL_COVERAGE, PROVISIONAL_DATA } from './verdict.ts';
 
 /** A data note as a module reports it in `sp_result.data_gaps` (see registry.ts `separateNotes`). */
 export interface ModuleDataGap {

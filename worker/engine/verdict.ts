@@ -19,7 +19,11 @@
  * place that picks them, so industry sets can take precedence where they cover the factor.
  */
 import type { AnalysisOutput, RiskItem, RiskLevel } from '../types.ts';
-import { type FactorBenchmark, type MatchedBenchmark, selectBands as selectIndustryFigure } from './benchmark.ts';
+import {
+  type FactorBenchmark,
+  type MatchedBenchmark,
+  selectBands as selectIndustryFigure,
+} from './benchmark.ts';
 import { type Num, num, round2 } from './decimal.ts';
 import { bandScore } from './modules/balance/businessInputProfitability.ts';
 
@@ -363,7 +367,11 @@ export function industryBandsOf(benchmark: MatchedBenchmark | null | undefined):
   const used: FactorBenchmark[] = [];
   for (const factor of SCORECARD_FACTORS) {
     if (factor.slug === 'distress_signals') continue;
-    const picked = selectIndustryFigure(factor, { bands: factor.bands, name: ALL_INDUSTRY_BANDS_NAME }, benchmark);
+    const picked = selectIndustryFigure(
+      factor,
+      { bands: factor.bands, name: ALL_INDUSTRY_BANDS_NAME },
+      benchmark,
+    );
     used.push(picked.benchmark);
     const ref = picked.benchmark;
     if (ref.set_id !== null)
