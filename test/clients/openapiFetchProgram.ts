@@ -65,8 +65,10 @@ export async function run(baseUrl: string, apiKey: string, body: Submission): Pr
     params: { path: { report_id: reportId, slug: 'revenue' } },
   });
   if (!item.data) throw new Error(`item failed: ${JSON.stringify(item.error)}`);
-  const series = item.data.sp_result.series ?? [];
-  const revenue = item.data.sp_result as components['schemas']['SpResultBySlug']['revenue'];
+  // The item is a union on `slug`: narrowing it types sp_result, with no cast.
+  const revenueItem = item.data;
+  if (revenueItem.slug !== 'revenue') throw new Error(`asked for revenue, got ${revenueItem.slug}`);
+  const series = revenueItem.sp_result.series;
 
   return {
     reportId,
@@ -75,6 +77,6 @@ export async function run(baseUrl: string, apiKey: string, body: Submission): Pr
     taskDone: task.data?.done ?? false,
     listed: list.data.data.map((report) => report.report_id),
     years: series.map((entry) => entry.year),
-    operatingRevenue: revenue?.operating_revenue,
+    operatingRevenue: revenueItem.sp_result.operating_revenue,
   };
 }

@@ -148,6 +148,16 @@ function rewriteRefs(node: unknown): unknown {
  */
 function closeObjects(schema: unknown): void {
   if (!isObject(schema)) return;
+  // An object built by `allOf` (an analysis item: AnalysisItemBase + its slug's part) is closed as a whole.
+  if (
+    schema.type === 'object' &&
+    Array.isArray(schema.allOf) &&
+    schema.allOf.some((part) => isObject(part) && isObject(part.properties))
+  ) {
+    schema.unevaluatedProperties ??= false;
+    for (const part of schema.allOf)
+      if (isObject(part) && isObject(part.properties)) Object.values(part.properties).forEach(closeObjects);
+  }
   if (isObject(schema.properties)) {
     schema.additionalProperties ??= false;
     for (const property of Object.values(schema.properties)) closeObjects(property);
@@ -162,7 +172,21 @@ ajvFormats.default(ajv);
 // An OpenAPI annotation: oneOf does the validating.
 ajv.addKeyword('discriminator');
 const components = rewriteRefs(doc.components.schemas) as Record<string, Schema>;
-for (const schema of Object.values(components)) closeObjects(schema);
+/** Schemas that are parts of an `allOf` stay open themselves: the whole they are part of is closed. */
+const allOfParts = new Set(
+  Object.values(doc.components.schemas).flatMap((schema) =>
+    Array.isArray((schema as Schema).allOf)
+      ? ((schema as Schema).allOf as Schema[]).flatMap((part) =>
+          typeof part.$ref === 'string' ? [part.$ref.slice('#/components/schemas/'.length)] : [],
+        )
+      : [],
+  ),
+);
+for (const [name, schema] of Object.entries(components)) {
+  if (allOfParts.has(name) && isObject(schema) && isObject(schema.properties))
+    Object.values(schema.properties).forEach(closeObjects);
+  else closeObjects(schema);
+}
 ajv.addSchema({ $id: SCHEMAS_ID, $defs: components });
 
 const compiled = new WeakMap<object, ValidateFunction>();
