@@ -417,7 +417,6 @@ describe('the OpenAPI document', () => {
       ['missing ending balance', (b) => delete balance(b).items[0]!.ending_balance, false],
       ['blank item_name', (b) => Object.assign(firstItem(b), { item_name: '  ' }), false],
       ['no balance sheet', (b) => b.years_data[0]!.sheets.splice(1, 1), false],
-      ['two income sheets', (b) => b.years_data[0]!.sheets.push(structuredClone(income(b))), false],
       ['unknown sheet_type', (b) => Object.assign(balance(b), { sheet_type: 'equity' }), false],
       [
         'too many items',
@@ -443,6 +442,8 @@ describe('the OpenAPI document', () => {
       ['year_end not after year_start', (b) => Object.assign(b, { year_start: 2024, year_end: 2024 })],
       ['a year missing from the range', (b) => Object.assign(b, { year_end: 2025 })],
       ['a duplicate item_name', (b) => Object.assign(income(b).items[1]!, { item_name: 'revenue' })],
+      // Which sheets a year holds: `contains` could state it, but client generators then type `sheets` unknown.
+      ['two income sheets', (b) => b.years_data[0]!.sheets.push(structuredClone(income(b)))],
     ];
     for (const [name, mutate, valid] of both) {
       const body = base();
