@@ -18,6 +18,8 @@ function isoUtc(value: unknown): string {
 builder.scalarType('DateTime', {
   description:
     'An ISO 8601 date-time in UTC, ending in `Z` (e.g. `2024-05-01T08:30:00.000Z`), as output and as input.',
+  // RFC 3339 date-time (the scalars.graphql.org spec), restricted to UTC with `Z`.
+  specifiedByURL: 'https://scalars.graphql.org/chillicream/date-time.html',
   coerceOutputValue: isoUtc,
   // Input (a share link's expiry): the same text, and only it — one unambiguous form, no local times.
   coerceInputValue: (value) => new Date(isoUtc(typeof value === 'string' ? value : null)),
