@@ -1,6 +1,6 @@
 /**
- * Scalars: DateTime (the presenters' ISO 8601 UTC text; parsed into a Date as input) and JSON (sp_result, whose keys differ per slug and
- * are documented by the catalogue, not by the schema).
+ * Scalars: DateTime (the presenters' ISO 8601 UTC text; parsed into a Date as input) and JSON (the deprecated untyped
+ * `spResult`, and the few sp_result values that are maps or always null; `typedSpResult` types the rest).
  */
 import { GraphQLError } from 'graphql';
 import { builder } from '../builder.ts';
@@ -26,7 +26,8 @@ builder.scalarType('DateTime', {
 });
 
 builder.scalarType('JSON', {
-  description: 'Any JSON value. Used for `sp_result`, whose keys differ per analysis item (see `catalogue`).',
+  description:
+    'Any JSON value: the deprecated `spResult`, and sp_result maps such as `null_reasons` (see `typedSpResult`).',
   coerceOutputValue: (value) => value,
   coerceInputValue: (value) => value,
 });
