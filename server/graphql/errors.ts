@@ -111,3 +111,33 @@ export function createMaskError(logger: Logger) {
     });
   };
 }
+
+/**
+ * Every `extensions.code` a client can meet (docs/graphql.md#errors), as the schema's `ErrorCode` enum: the
+ * service's errors (REST's codes upper-cased), GraphQL's own, the query limits and the transport's refusals.
+ */
+export const GRAPHQL_ERROR_CODES = {
+  UNAUTHENTICATED:
+    'X-API-Key missing, malformed, unknown or revoked; or a console session cookie that names no live session (401).',
+  CSRF_FAILED: "A request with the console's session cookie but without its X-CSRF-Token (403).",
+  FORBIDDEN: 'A console-only field asked for with an API key.',
+  NOT_FOUND: 'No such record visible to this key.',
+  ANALYSIS_ITEM_NOT_FOUND: 'analysisItem(slug:) names an item the report does not have.',
+  REPORT_NOT_READY: 'analysis / analysisItem of a report that is pending or failed.',
+  VALIDATION_FAILED: 'The input breaks a rule; extensions.errors lists every problem as { path, message }.',
+  IDEMPOTENCY_KEY_IN_USE: 'The first request with this idempotency key is still being recorded.',
+  IDEMPOTENCY_KEY_REUSED: 'The idempotency key was already used with a different input.',
+  QUEUE_FULL: 'Too many reports wait to be analysed: retry later.',
+  TOO_MANY_REQUESTS: "The key's budget for this operation is spent.",
+  BAD_USER_INPUT: 'A variable does not fit its GraphQL type.',
+  GRAPHQL_PARSE_FAILED: 'The document does not parse, or is too long.',
+  GRAPHQL_VALIDATION_FAILED: 'The document does not fit the schema.',
+  QUERY_TOO_DEEP: 'Over the depth limit.',
+  QUERY_TOO_COMPLEX: 'Over the cost limit.',
+  TOO_MANY_ALIASES: 'Over the alias cap.',
+  TOO_MANY_AI_MUTATIONS: 'More than one generateAiAnalysis in one request.',
+  NOT_ACCEPTABLE: 'The Accept header names no media type GraphQL responses come in.',
+  UNSUPPORTED_MEDIA_TYPE: 'The body is not JSON.',
+  REQUEST_ENTITY_TOO_LARGE: 'The body is over BODY_LIMIT_MB.',
+  INTERNAL_SERVER_ERROR: 'A bug on our side; the details are only logged.',
+} as const;

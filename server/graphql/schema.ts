@@ -13,6 +13,7 @@ import './types/submission.ts';
 import './types/console.ts';
 import './types/webhook.ts';
 import './types/benchmark.ts';
+import './types/errorTypes.ts';
 
 // Definition order, not alphabetical: fields read in the presenters' order and enum values in their meaning's
 // (queued → store → … → done), in introspection and in schema/schema.graphql alike.

@@ -26,6 +26,7 @@ import { runSql } from '../db/sql.ts';
 import { transactionDb } from '../jobs/queue.ts';
 import { webhookDeliveries } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { type FinishedReport, reportEvent, serialiseEvent, type WebhookEvent } from './payload.ts';
 import { signatureHeader } from './signing.ts';
 import { guardedLookup, isBlockedLiteral } from './ssrf.ts';
 
@@ -56,13 +57,7 @@ const DELIVERY_POOL_SIZE = 3;
 /** Most jobs taken in one fetch. */
 const MAX_FETCH = 16;
 
-export type WebhookEventType = 'report.succeeded' | 'report.failed' | 'webhook.test';
-
-export interface WebhookEvent {
-  type: WebhookEventType;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
+export type { WebhookEvent, WebhookEventType } from './payload.ts';
 
 interface DeliveryJob {
   deliveryId: string;
@@ -105,7 +100,7 @@ export async function recordDeliveries(
       `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at, next_attempt_at)
        values (gen_random_uuid(), $1, $2, $3, $4, 'pending', 0, $5, $5)
        on conflict (endpoint_id, event_key) do nothing returning id`,
-      [endpointId, eventKey, event.type, JSON.stringify(event), new Date()],
+      [endpointId, eventKey, event.type, serialiseEvent(event), new Date()],
     );
     for (const row of rows) {
       await enqueueDelivery(ctx, tx, row.id, accountId, 0);
@@ -126,27 +121,33 @@ export async function emitReportEvent(
   tx: EntityManager,
   reportId: string,
 ): Promise<number> {
-  const rows = await runSql<{ id: string; account_id: string }>(
+  const [report] = await runSql<FinishedReport & { account_id: string; mode: string }>(
     tx,
-    `with r as (
-       select r.id, r.account_id, r.mode, r.status, r.version_no, r.share_token, r.error_message, t.id as task_id,
-              case r.status when 'success' then 'report.succeeded' else 'report.failed' end as event_type
-         from reports r join tasks t on t.report_id = r.id
-        where r.id = $1 and r.status in ('success', 'failed')
-     )
-     insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at, next_attempt_at)
-     select gen_random_uuid(), e.id, r.event_type || ':' || r.id, r.event_type,
-            json_build_object('type', r.event_type, 'timestamp', $2::text, 'data', json_build_object(
-              'report_id', r.id, 'task_id', r.task_id, 'status', r.status, 'version_no', r.version_no,
-              'share_url', case when r.share_token is null then null else $3 || r.share_token end,
-              'error_message', r.error_message))::text,
-            'pending', 0, $4, $4
-       from r join webhook_endpoints e on e.account_id = r.account_id and e.mode = r.mode and e.enabled
-     on conflict (endpoint_id, event_key) do nothing
-     returning id, (select account_id from r) as account_id`,
-    [reportId, new Date().toISOString(), `${ctx.config.appUrl}/shared/reports/`, new Date()],
+    `select r.id, r.account_id, r.mode, r.status, r.version_no, r.share_token, r.error_message, t.id as task_id
+       from reports r join tasks t on t.report_id = r.id
+      where r.id = $1 and r.status in ('success', 'failed')`,
+    [reportId],
   );
-  for (const row of rows) await enqueueDelivery(ctx, tx, row.id, row.account_id, 0);
+  if (!report) return 0;
+  // The body is built and serialised by payload.ts, as a test event's is: one format for every delivery.
+  const event = reportEvent(report, `${ctx.config.appUrl}/shared/reports/`, new Date());
+  const rows = await runSql<{ id: string }>(
+    tx,
+    `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at, next_attempt_at)
+     select gen_random_uuid(), e.id, $3, $4, $5, 'pending', 0, $6, $6
+       from webhook_endpoints e where e.account_id = $1 and e.mode = $2 and e.enabled
+     on conflict (endpoint_id, event_key) do nothing
+     returning id`,
+    [
+      report.account_id,
+      report.mode,
+      `${event.type}:${report.id}`,
+      event.type,
+      serialiseEvent(event),
+      new Date(),
+    ],
+  );
+  for (const row of rows) await enqueueDelivery(ctx, tx, row.id, report.account_id, 0);
   return rows.length;
 }
 

@@ -14,7 +14,8 @@ import { NotFoundError, TooManyRequestsError, ValidationError } from '../errors.
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { enqueueDelivery, recordDeliveries, type WebhookEvent } from './delivery.ts';
+import { enqueueDelivery, recordDeliveries } from './delivery.ts';
+import { testEvent } from './payload.ts';
 import { newWebhookSecret } from './signing.ts';
 import { checkResolvedHost, checkUrlForm, UnsafeUrlError } from './ssrf.ts';
 
@@ -287,11 +288,7 @@ export async function sendTestEvent(
   id: string,
 ): Promise<DeliveryRow> {
   const endpoint = await getEndpoint(ctx, principal, id);
-  const event: WebhookEvent = {
-    type: 'webhook.test',
-    timestamp: new Date().toISOString(),
-    data: { endpoint_id: endpoint.id },
-  };
+  const event = testEvent(endpoint.id, new Date());
   const em = ctx.db.orm.em.fork();
   const deliveryId = await em.transactional(async (tx) => {
     await checkSendingLimits(ctx, tx, principal.accountId, true);

@@ -1,8 +1,9 @@
 /**
  * A small integrator's program over a client generated from schema/openapi.yaml (openapi-typescript types +
  * openapi-fetch). test/integration/openapi-client.test.ts generates `test/artifacts/openapi-client/schema.ts`, type-checks this
- * file against it with tsc, then runs it against the real app. It must compile as an integrator would write it:
- * no casts except narrowing an item's `sp_result` by its slug.
+ * file against it with tsc, then runs it against the real app; test/integration/generated-clients.test.ts compiles
+ * a copy against the types generated from the served document. It must compile as an integrator would write it:
+ * no casts (an item's `sp_result` is typed by narrowing on its `slug`).
  */
 import createClient from 'openapi-fetch';
 import type { components, paths } from '../artifacts/openapi-client/schema.ts';
@@ -65,8 +66,10 @@ export async function run(baseUrl: string, apiKey: string, body: Submission): Pr
     params: { path: { report_id: reportId, slug: 'revenue' } },
   });
   if (!item.data) throw new Error(`item failed: ${JSON.stringify(item.error)}`);
-  const series = item.data.sp_result.series ?? [];
-  const revenue = item.data.sp_result as components['schemas']['SpResultBySlug']['revenue'];
+  // The item is a union on `slug`: narrowing it types sp_result, with no cast.
+  const revenueItem = item.data;
+  if (revenueItem.slug !== 'revenue') throw new Error(`asked for revenue, got ${revenueItem.slug}`);
+  const series = revenueItem.sp_result.series;
 
   return {
     reportId,
@@ -75,6 +78,28 @@ export async function run(baseUrl: string, apiKey: string, body: Submission): Pr
     taskDone: task.data?.done ?? false,
     listed: list.data.data.map((report) => report.report_id),
     years: series.map((entry) => entry.year),
-    operatingRevenue: revenue?.operating_revenue,
+    operatingRevenue: revenueItem.sp_result.operating_revenue,
   };
+}
+
+/** Typed problem bodies: a 422 narrowed by its `code` lists `errors[].path`; a 404 names its code. */
+export async function problems(baseUrl: string, apiKey: string, body: Submission, reportId: string) {
+  const client = createClient<paths>({ baseUrl, headers: { 'X-API-Key': apiKey } });
+  const submitted = await client.POST('/api/v1/developer/reports/financial', { body });
+  const paths: string[] =
+    submitted.error?.code === 'validation_failed' ? (submitted.error.errors?.map((e) => e.path) ?? []) : [];
+  const item = await client.GET('/api/v1/developer/reports/{report_id}/analysis/{slug}', {
+    params: { path: { report_id: reportId, slug: 'no_such_slug' } },
+  });
+  const missing: 'not_found' | 'analysis_item_not_found' | undefined =
+    item.error?.status === 404 ? item.error.code : undefined;
+  return { paths, missing };
+}
+
+/** A webhook body (verified first, docs/webhooks.md), read by its `type`. */
+export function parseWebhook(rawBody: string): string {
+  const event: components['schemas']['WebhookEvent'] = JSON.parse(rawBody);
+  if (event.type === 'report.succeeded') return `${event.data.report_id} ${event.data.share_url ?? ''}`;
+  if (event.type === 'report.failed') return event.data.error_message ?? '';
+  return event.data.endpoint_id;
 }

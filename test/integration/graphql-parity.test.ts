@@ -5,6 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spResultTypeName } from '../../server/graphql/types/spResult.ts';
+import { loadOpenApiDocument } from '../../server/rest/docsRoutes.ts';
+import { REPORT_SLUGS } from '../../worker/engine/registry.ts';
 import type { Backend } from '../helpers/database.ts';
 import { graphql } from '../helpers/graphql.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
@@ -24,6 +27,32 @@ const READ = `query Read($report: ID!, $task: ID!) {
   task(id: $task) { ${TASK_FIELDS} }
 }`;
 const SUBMIT = `mutation($input: SubmitFinancialReportInput!) { submitFinancialReport(input: $input) { ${RECEIPT_FIELDS} } }`;
+
+type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema };
+const spSchemas = (loadOpenApiDocument() as { components: { schemas: Record<string, JsonSchema> } })
+  .components.schemas;
+
+/** A selection of every key of a generated sp_result schema (nested objects and arrays of them included). */
+function selectAll(schema: JsonSchema): string {
+  return Object.entries(schema.properties ?? {})
+    .map(([key, inner]) => {
+      const object = inner.items?.properties ? inner.items : inner.properties ? inner : undefined;
+      return object ? `${key} { ${selectAll(object)} }` : key;
+    })
+    .join(' ');
+}
+
+/** GraphQL answers every selected key; REST omits the optional ones (data_gaps …): drop those nulls. */
+function withoutAbsent(gql: unknown, rest: unknown): unknown {
+  if (Array.isArray(gql)) return gql.map((entry, i) => withoutAbsent(entry, (rest as unknown[])?.[i]));
+  if (gql === null || typeof gql !== 'object') return gql;
+  const restObject = (rest ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(gql)
+      .filter(([key, value]) => key !== '__typename' && (value !== null || key in restObject))
+      .map(([key, value]) => [key, withoutAbsent(value, restObject[key])]),
+  );
+}
 
 const snake = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
@@ -70,6 +99,29 @@ describe.each<Backend>(['postgres', 'pglite'])('REST ⇄ GraphQL parity on %s', 
     const { analysis, revenue, ...report } = response.body.data.report;
     return { report, task: response.body.data.task, analysis, revenue };
   }
+
+  it('types sp_result per slug: typedSpResult holds every key REST sends, for every item', async () => {
+    const submitted = await service.request('/api/v1/developer/reports/financial', {
+      method: 'POST',
+      key,
+      body: fixture('general_new-4y-inconsistent'),
+    });
+    await waitForReport(service, key, submitted.body.report_id);
+    const rest = await service.request(`/api/v1/developer/reports/${submitted.body.report_id}/analysis`, {
+      key,
+    });
+    // One query per slug (a query is capped at 2,000 tokens), each selecting every key of its member.
+    for (const slug of REPORT_SLUGS) {
+      const query = `query($id: ID!) { report(id: $id) { analysisItem(slug: "${slug}") { typedSpResult {
+        __typename ... on ${spResultTypeName(slug)} { ${selectAll(spSchemas[`SpResult_${slug}`]!)} } } } } }`;
+      const response = await graphql(service, key, query, { id: submitted.body.report_id });
+      expect(response.body.errors, response.text).toBeUndefined();
+      const typed = response.body.data.report.analysisItem.typedSpResult;
+      const restItem = rest.body.items.find((entry: { slug: string }) => entry.slug === slug);
+      expect(typed.__typename).toBe(spResultTypeName(slug));
+      expect(withoutAbsent(typed, restItem.sp_result), slug).toEqual(restItem.sp_result);
+    }
+  });
 
   /** Both transports' reads of one report, compared field by field. */
   async function expectSameReads(reportId: string, taskId: string) {

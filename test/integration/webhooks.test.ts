@@ -13,6 +13,7 @@ import { markFailed } from '../../server/jobs/analyseReport.ts';
 import { failStaleReports, maxPendingSeconds } from '../../server/jobs/sweeper.ts';
 import { registry } from '../../server/observability/metrics.ts';
 import { RETRY_SCHEDULE_SECONDS } from '../../server/webhooks/delivery.ts';
+import { serialiseEvent, type WebhookEvent } from '../../server/webhooks/payload.ts';
 import type { Backend } from '../helpers/database.ts';
 import { insertReport } from '../helpers/records.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
@@ -254,6 +255,28 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     const [, second] = await receiver.waitFor('/succeeded', 2);
     expect(second!.headers['webhook-id']).toBe(entry.id);
     expect(verify(endpoint.secret, second!).type).toBe('report.succeeded');
+  });
+
+  it('sends a test event and a real event in one serialisation (what is signed is what a re-serialiser makes)', async () => {
+    const { key, endpoint } = await endpointFor('/same-format');
+    expect((await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key })).status).toBe(202);
+    const submitted = await service.request('/api/v1/developer/reports/financial', {
+      method: 'POST',
+      key,
+      body: fixture('general_new-3y'),
+    });
+    await waitForReport(service, key, submitted.body.report_id);
+    const deliveries = await receiver.waitFor('/same-format', 2);
+    const types = deliveries.map((d) => verify(endpoint.secret, d).type).sort();
+    expect(types).toEqual(['report.succeeded', 'webhook.test']);
+    for (const delivery of deliveries) {
+      const parsed = JSON.parse(delivery.body) as WebhookEvent;
+      // Byte for byte what JSON.stringify of the parsed body gives: compact, the envelope's keys in one order.
+      expect(delivery.body).toBe(JSON.stringify(parsed));
+      expect(delivery.body).toBe(serialiseEvent(parsed));
+      expect(Object.keys(parsed)).toEqual(['type', 'timestamp', 'data']);
+      expect(parsed.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    }
   });
 
   /** The account that owns an endpoint (the reports inserted for it must belong to that account). */

@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { OPENAPI_FILE, withGeneratedBlock } from '../../schema/spResultSchemas.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -14,6 +15,70 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 function lint(args: string[]): { status: number; output: string } {
   const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8' });
   return { status: run.status ?? 1, output: `${run.stdout}${run.stderr}` };
+}
+
+type Node = Record<string, unknown>;
+
+/** Every schema-like object of the document, with its JSON pointer. */
+function* nodes(value: unknown, path = '#'): Generator<[string, Node]> {
+  if (Array.isArray(value)) {
+    for (const [index, inner] of value.entries()) yield* nodes(inner, `${path}/${index}`);
+  } else if (value !== null && typeof value === 'object') {
+    yield [path, value as Node];
+    for (const [key, inner] of Object.entries(value)) yield* nodes(inner, `${path}/${key}`);
+  }
+}
+
+describe('schema/openapi.yaml for strict generators (openapi-python-client, orval)', () => {
+  const doc = parse(readFileSync(OPENAPI_FILE, 'utf8')) as Node;
+  const schemas = (doc.components as { schemas: Record<string, Node> }).schemas;
+
+  it('gives every `const` its `type` (a bare const breaks openapi-python-client and orval)', () => {
+    const bare = [...nodes(doc)]
+      .filter(([path, node]) => 'const' in node && !('type' in node) && !path.includes('/example'))
+      .map(([path]) => path);
+    expect(bare).toEqual([]);
+  });
+
+  it('has no allOf whose parts give one property two different types or consts', () => {
+    const resolve = (node: Node): Node =>
+      typeof node.$ref === 'string' ? resolve(schemas[node.$ref.split('/').at(-1)!]!) : node;
+    const conflicts: string[] = [];
+    for (const [path, node] of nodes(doc)) {
+      if (!Array.isArray(node.allOf)) continue;
+      const seen = new Map<string, string>();
+      for (const part of (node.allOf as Node[]).map(resolve)) {
+        for (const [name, property] of Object.entries((part.properties as Record<string, Node>) ?? {})) {
+          const shape = JSON.stringify({ type: property.type, const: property.const });
+          const before = seen.get(name);
+          if (before !== undefined && before !== shape)
+            conflicts.push(`${path}: ${name} ${before} vs ${shape}`);
+          seen.set(name, shape);
+        }
+      }
+    }
+    expect(conflicts).toEqual([]);
+  });
+
+  it('types every problem response with a flat schema whose status and code are narrowed', () => {
+    const responses = (doc.components as { responses: Record<string, Node> }).responses;
+    for (const [name, response] of Object.entries(responses)) {
+      const content = response.content as Record<string, { schema: Node }> | undefined;
+      const schema = content?.['application/problem+json']?.schema;
+      if (!schema) continue;
+      const flat = resolve$ref(schemas, schema);
+      expect(flat.allOf, name).toBeUndefined();
+      const properties = flat.properties as Record<string, Node>;
+      expect(properties.status?.type, name).toBe('integer');
+      expect(properties.status?.const, name).toBeTypeOf('number');
+      expect(properties.code?.type, name).toBe('string');
+      expect(properties.code?.const ?? properties.code?.enum, name).toBeDefined();
+    }
+  });
+});
+
+function resolve$ref(schemas: Record<string, Node>, node: Node): Node {
+  return typeof node.$ref === 'string' ? resolve$ref(schemas, schemas[node.$ref.split('/').at(-1)!]!) : node;
 }
 
 describe('schema/openapi.yaml', () => {

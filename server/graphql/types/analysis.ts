@@ -16,6 +16,7 @@ import type { GraphQLContext } from '../context.ts';
 import { listSize } from '../limits.ts';
 import { AiSourceEnum, RiskLevelEnum, RiskSourceEnum } from './enums.ts';
 import { type PresentedReport, ReportRef } from './report.ts';
+import { SpResultUnion, typedSpResult } from './spResult.ts';
 
 type PresentedItem = ReturnType<typeof presentAnalysisItem>;
 type PresentedRisk = PresentedItem['risk_items'][number];
@@ -40,7 +41,15 @@ export const AnalysisItemRef = builder.objectRef<PresentedItem>('AnalysisItem').
     spResult: t.expose('sp_result', {
       type: 'JSON',
       description:
-        'The indicators; keys differ per slug (see `catalogue`). Amounts in 万元, ratios already × 100.',
+        'The indicators as untyped JSON; keys differ per slug (see `catalogue`). Amounts in 万元, ratios already × 100.',
+      deprecationReason: 'Use `typedSpResult`: the same keys, typed per slug.',
+    }),
+    typedSpResult: t.field({
+      type: SpResultUnion,
+      description:
+        'The indicators, typed by slug: select the keys on the member for the slug (`... on RevenueSpResult { operating_revenue }`).',
+      // The union's members are built from data: Pothos cannot relate the value to them statically.
+      resolve: (item) => typedSpResult(item.slug, item.sp_result as Record<string, unknown>) as never,
     }),
     riskItems: t.expose('risk_items', { type: [RiskItemRef] }),
     aiContent: t.exposeString('ai_content', {
