@@ -7,6 +7,7 @@ import { Migration20261123200000_ai_spend } from './Migration20261123200000_ai_s
 import { Migration20261123200000_idempotency_keys } from './Migration20261123200000_idempotency_keys.ts';
 import { Migration20261123200000_rate_limits } from './Migration20261123200000_rate_limits.ts';
 import { Migration20261123210000_webhooks } from './Migration20261123210000_webhooks.ts';
+import { Migration20261125190000_password_changed_at } from './Migration20261125190000_password_changed_at.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -18,4 +19,8 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123200000_rate_limits', class: Migration20261123200000_rate_limits },
   { name: 'Migration20261123200000_idempotency_keys', class: Migration20261123200000_idempotency_keys },
   { name: 'Migration20261123210000_webhooks', class: Migration20261123210000_webhooks },
+  {
+    name: 'Migration20261125190000_password_changed_at',
+    class: Migration20261125190000_password_changed_at,
+  },
 ];

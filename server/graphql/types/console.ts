@@ -11,6 +11,8 @@
 import type { ApiKeyMode, IApiKey } from '../../db/entities/apiKey.entity.ts';
 import { API_KEY_MODES } from '../../db/entities/apiKey.entity.ts';
 import { ForbiddenError } from '../../errors.ts';
+import { rateLimitsOf } from '../../lib/rateLimits.ts';
+import { spendBudget } from '../../middlewares/rateLimit.ts';
 import { iso, presentReport } from '../../presenters/reportPresenter.ts';
 import type { ConsolePrincipal } from '../../services/accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKeyById } from '../../services/apiKeys.ts';
@@ -28,6 +30,13 @@ function consoleSession(ctx: GraphQLContext): ConsolePrincipal {
     );
   }
   return ctx.session;
+}
+
+/** A console write (keys, share links): the session, then one point of the `submissions` budget, as any write. */
+async function consoleWrite(ctx: GraphQLContext): Promise<ConsolePrincipal> {
+  const session = consoleSession(ctx);
+  await spendBudget(rateLimitsOf(ctx.services), 'submissions', ctx.principal);
+  return session;
 }
 
 export const ApiKeyModeEnum = builder.enumType('ApiKeyMode', {
@@ -139,11 +148,13 @@ builder.mutationField('createApiKey', (t) =>
       mode: t.arg({ type: ApiKeyModeEnum, required: true }),
     },
     resolve: async (_root, { name, mode }, ctx) => {
-      const { accountId } = consoleSession(ctx);
-      const created = await createApiKey(ctx.services.db.orm.em.fork(), accountId, {
-        mode,
-        name: name ?? undefined,
-      });
+      const { accountId } = await consoleWrite(ctx);
+      const created = await createApiKey(
+        ctx.services.db.orm.em.fork(),
+        accountId,
+        { mode, name: name ?? undefined },
+        ctx.services.config.maxApiKeysPerMode,
+      );
       return { apiKey: presentApiKey(created.apiKey), key: created.key };
     },
   }),
@@ -157,7 +168,7 @@ builder.mutationField('revokeApiKey', (t) =>
       'nothing. Another account’s key is NOT_FOUND. Console only.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      const { accountId } = consoleSession(ctx);
+      const { accountId } = await consoleWrite(ctx);
       return presentApiKey(await revokeApiKeyById(ctx.services.db.orm.em.fork(), accountId, String(id)));
     },
   }),
@@ -179,7 +190,7 @@ builder.mutationField('updateReportShare', (t) =>
       }),
     },
     resolve: async (_root, args, ctx) => {
-      const { accountId } = consoleSession(ctx);
+      const { accountId } = await consoleWrite(ctx);
       // graphql-js leaves an argument that was not given out of `args`; an explicit null is there as null.
       const report = await updateShareSettings(
         ctx.services.db.orm.em.fork(),
@@ -202,7 +213,7 @@ builder.mutationField('rotateShareToken', (t) =>
       'Gives a successful report a new share token: the old link answers 404 from now on. Console only.',
     args: { reportId: t.arg.id({ required: true }) },
     resolve: async (_root, { reportId }, ctx) => {
-      const { accountId } = consoleSession(ctx);
+      const { accountId } = await consoleWrite(ctx);
       const report = await rotateShareToken(ctx.services.db.orm.em.fork(), accountId, String(reportId));
       return presentReport(report, ctx.services.config.appUrl);
     },
