@@ -142,7 +142,10 @@ builder.queryField('apiKeys', (t) =>
 builder.mutationField('createApiKey', (t) =>
   t.field({
     type: CreatedApiKeyRef,
-    description: 'Creates a key; the answer holds the full key, which is never shown again. Console only.',
+    description:
+      'Creates a key; the answer holds the full key, which is never shown again. At most MAX_API_KEYS_PER_MODE ' +
+      '(20) active keys per mode: more → TOO_MANY_API_KEYS (revoke one first). Spends the session’s ' +
+      '`submissions` budget, as every console write does. Console only.',
     args: {
       name: t.arg.string({ description: 'At most 100 characters; blank → "<mode> key".' }),
       mode: t.arg({ type: ApiKeyModeEnum, required: true }),
