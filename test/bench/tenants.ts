@@ -136,12 +136,28 @@ async function runSide(label: 'before' | 'after', extra: Record<string, string>)
     ).json()) as { share: { share_url: string } };
 
     const results: Record<string, unknown> = {};
-    // Baseline.
-    const idle = await victimReads(service.url, victim, victimReport, PHASE_MS);
-    results.idle = { p50: percentile(idle, 50), p95: percentile(idle, 95), n: idle.length };
+    /** The victim's p50 with the attacker idle, measured right before each attack (the machine is shared). */
+    const baseline = async () =>
+      percentile(await victimReads(service.url, victim, victimReport, PHASE_MS / 2), 50);
 
     // A costly query at 14/s.
     const { query, cost } = costliestQuery();
+    const alone: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      alone.push(
+        (
+          await timed(() =>
+            fetch(`${service.url}/graphql`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json', 'X-API-Key': victim },
+              body: JSON.stringify({ query }),
+            }),
+          )
+        ).ms,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+    }
+    const idleBeforeCostly = await baseline();
     const costlyStatuses: number[] = [];
     let stop = false;
     const costly = (async () => {
@@ -172,6 +188,9 @@ async function runSide(label: 'before' | 'after', extra: Record<string, string>)
     await costly;
     results.costlyQuery = {
       cost,
+      oneQueryAloneMs: percentile(alone, 50),
+      idleP50: idleBeforeCostly,
+      ratio: percentile(underCost, 50) / idleBeforeCostly,
       p50: percentile(underCost, 50),
       p95: percentile(underCost, 95),
       n: underCost.length,
@@ -179,6 +198,8 @@ async function runSide(label: 'before' | 'after', extra: Record<string, string>)
     };
 
     // Share-JSON flood from one address, 16 clients.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const idleBeforeFlood = await baseline();
     const shareStatuses: number[] = [];
     stop = false;
     const flood = Promise.all(
@@ -198,6 +219,8 @@ async function runSide(label: 'before' | 'after', extra: Record<string, string>)
     stop = true;
     await flood;
     results.shareFlood = {
+      idleP50: idleBeforeFlood,
+      ratio: percentile(underFlood, 50) / idleBeforeFlood,
       p50: percentile(underFlood, 50),
       p95: percentile(underFlood, 95),
       n: underFlood.length,
