@@ -72,7 +72,10 @@ export async function startChildService(
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`the service did not become healthy:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL'); // not left running behind a failed start
+      throw new Error(`the service did not become healthy:\n${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {
