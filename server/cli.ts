@@ -59,16 +59,19 @@ async function run(argv: string[]): Promise<void> {
   }
   if (command === 'revoke' && rest.length !== 1) throw new UsageError(`keys revoke needs the key.\n${USAGE}`);
 
-  const db = await openDatabase(loadConfig());
+  const config = loadConfig();
+  const db = await openDatabase(config);
   try {
     await migrate(db.orm);
     const em = db.orm.em.fork();
     if (command === 'create') {
       const accountId = await findOrCreateAccount(em, values.email!);
-      const { key, apiKey } = await createApiKey(em, accountId, {
-        mode: values.mode as 'test' | 'live',
-        name: values.name,
-      });
+      const { key, apiKey } = await createApiKey(
+        em,
+        accountId,
+        { mode: values.mode as 'test' | 'live', name: values.name },
+        config.maxApiKeysPerMode,
+      );
       console.log(
         `Created ${apiKey.mode} key "${apiKey.name}" (${apiKey.prefix}…${apiKey.lastFour}) for ${values.email}.`,
       );

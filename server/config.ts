@@ -3,7 +3,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import type { Budget, BudgetSize } from './lib/rateLimits.ts';
+import type { AccountBudget, Budget, BudgetSize } from './lib/rateLimits.ts';
 
 /** What this process runs: `all` (HTTP and jobs), `api` (HTTP, enqueues), `worker` (jobs, sweepers; ops endpoints). */
 export const ROLES = ['all', 'api', 'worker'] as const;
@@ -47,6 +47,14 @@ export interface Config {
   trustProxyHops: number;
   /** Sizes of the rate-limit budgets (server/lib/rateLimits.ts). */
   rateLimits: Record<Budget, BudgetSize>;
+  /** Ceilings of the caller budgets per account: every key and console session of an account together. */
+  accountRateLimits: Record<AccountBudget, BudgetSize>;
+  /** GraphQL query cost (server/graphql/limits.ts) one `reads` point buys; a request spends ⌈cost / this⌉. */
+  graphqlCostPerRead: number;
+  /** Live keys (not revoked) an account may hold per mode. */
+  maxApiKeysPerMode: number;
+  /** After SIGTERM an api keeps serving (while /readyz says 503) this long before it closes its listener, ms. */
+  shutdownDrainMs: number;
   /** Maximum request body, bytes. */
   bodyLimitBytes: number;
   /** A request body must arrive within this many milliseconds of its headers (else 408). */
@@ -170,6 +178,37 @@ function rateLimits(env: NodeJS.ProcessEnv): Record<Budget, BudgetSize> {
       points: int('RATE_LIMIT_EXPORTS_PER_MINUTE', env.RATE_LIMIT_EXPORTS_PER_MINUTE, 10, 1),
       windowSeconds: 60,
     },
+    // The share page and its JSON need no key either: a reader opens a link a few times, a flood is refused.
+    share_reads: {
+      points: int('RATE_LIMIT_SHARE_READS_PER_MINUTE', env.RATE_LIMIT_SHARE_READS_PER_MINUTE, 60, 1),
+      windowSeconds: 60,
+    },
+  };
+}
+
+/** Per-account ceilings: by default twice one key's budget, so an account gains nothing from a third key. */
+function accountRateLimits(
+  env: NodeJS.ProcessEnv,
+  perKey: Record<Budget, BudgetSize>,
+): Record<AccountBudget, BudgetSize> {
+  const perSecond = (size: BudgetSize) => size.points / size.windowSeconds;
+  return {
+    reads: rateBudget(env, 'ACCOUNT_READS', perSecond(perKey.reads) * 2, perKey.reads.points * 2),
+    submissions: rateBudget(
+      env,
+      'ACCOUNT_SUBMISSIONS',
+      perSecond(perKey.submissions) * 2,
+      perKey.submissions.points * 2,
+    ),
+    ai_regeneration: {
+      points: int(
+        'RATE_LIMIT_ACCOUNT_AI_PER_HOUR',
+        env.RATE_LIMIT_ACCOUNT_AI_PER_HOUR,
+        perKey.ai_regeneration.points * 2,
+        1,
+      ),
+      windowSeconds: 3600,
+    },
   };
 }
 
@@ -179,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const role = oneOf('ROLE', env.ROLE, ROLES, 'all');
   const jobConcurrency = int('JOB_CONCURRENCY', env.JOB_CONCURRENCY, Math.min(64, Math.max(4, cpus * 16)), 1);
   const retention = int('REPORT_RETENTION_DAYS', env.REPORT_RETENTION_DAYS, 0);
+  const perKey = rateLimits(env);
   return {
     role,
     shutdownGraceMs: int('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 25, 1) * 1000,
@@ -205,7 +245,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     trustProxy: trustProxyHops(env.TRUST_PROXY) > 0,
     trustProxyHops: trustProxyHops(env.TRUST_PROXY),
-    rateLimits: rateLimits(env),
+    rateLimits: perKey,
+    accountRateLimits: accountRateLimits(env, perKey),
+    graphqlCostPerRead: int('GRAPHQL_COST_PER_READ', env.GRAPHQL_COST_PER_READ, 100, 0),
+    maxApiKeysPerMode: int('MAX_API_KEYS_PER_MODE', env.MAX_API_KEYS_PER_MODE, 20, 1),
+    shutdownDrainMs: int('SHUTDOWN_DRAIN_SECONDS', env.SHUTDOWN_DRAIN_SECONDS, 5, 0) * 1000,
     bodyLimitBytes: int('BODY_LIMIT_MB', env.BODY_LIMIT_MB, 8, 1) * 1024 * 1024,
     bodyTimeoutMs: int('BODY_TIMEOUT_SECONDS', env.BODY_TIMEOUT_SECONDS, 30, 1) * 1000,
     headersTimeoutMs: 20_000,

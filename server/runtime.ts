@@ -7,7 +7,9 @@
  *   sweepers (stale reports, retention) and the worker pool; its HTTP port serves only /healthz, /readyz, /metrics.
  *
  * Any number of each on one PostgreSQL. Stopping (SIGTERM/SIGINT in main.ts) is `stop()`: /readyz answers 503 at
- * once; the API stops accepting connections and lets requests in flight finish; job workers stop taking jobs and
+ * once; the API keeps serving for the drain period (SHUTDOWN_DRAIN_SECONDS: long enough for a load balancer to
+ * see the 503 and stop sending; closing the listener at once reset the connections already queued to it), then
+ * stops accepting connections and lets requests in flight finish; job workers stop taking jobs and
  * let running ones finish — those still running near the end of the grace are handed back for another worker
  * to take at once; then the queue, the pool and the database close.
  */
@@ -185,12 +187,19 @@ export async function startService(
         const requestsInFlight = inFlight;
         const deadline = started + config.shutdownGraceMs - closingReserveMs(config.shutdownGraceMs);
         for (const timer of timers) clearInterval(timer);
+        // The drain: an api serves on (answering with Connection: close, /readyz 503) until the balancer has
+        // moved away. At most half the grace, so requests in flight keep the other half.
+        const drainUntil = api
+          ? started + Math.min(config.shutdownDrainMs, Math.max(0, (deadline - started) / 2))
+          : started;
         const closeHttp = async () => {
+          const drain = drainUntil - Date.now();
+          if (drain > 0) await new Promise((resolve) => setTimeout(resolve, drain));
           const closed = new Promise<void>((resolve) => server.close(() => resolve()));
           await untilOrDeadline(closed, deadline, () => server.closeIdleConnections());
           server.closeAllConnections();
         };
-        // An API stops accepting at once. A worker's port (ops endpoints only) stays open while it drains, so
+        // An API stops accepting after its drain. A worker's port (ops endpoints only) stays open while it drains, so
         // /readyz keeps saying 503 and /metrics keeps answering until its jobs are done.
         const [, jobs, sent] = await Promise.all([
           api ? closeHttp() : undefined,

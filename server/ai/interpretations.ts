@@ -27,6 +27,7 @@ import {
 import { BATCH_JSON_SCHEMA, parseBatchInterpretations } from './outputSchema.ts';
 import { buildBatchMessages, type ReportBrief } from './prompt.ts';
 import type { AiSource } from './types.ts';
+import { estimateCallTokens } from './usage.ts';
 
 /** The process-wide AI machinery: one client, one limiter and one circuit breaker shared by every job and request. */
 export interface AiRuntime {
@@ -102,8 +103,10 @@ export interface InterpretationRun {
 export interface TokenBudget {
   /** Has the account used its tokens for today (as far as this process knows)? */
   exhausted(): boolean;
-  /** Records tokens a call used (billed whether or not its answer was usable). */
-  spend(tokens: number): Promise<void>;
+  /** Reserves a call's estimated tokens before it starts; false (nothing reserved) when the day is spent. */
+  reserve(estimate: number): Promise<boolean>;
+  /** Replaces a reservation by the tokens the call used (billed whether or not its answer was usable). */
+  settle(reserved: number, used: number): Promise<void>;
 }
 
 export interface WriteInterpretationsInput {
@@ -171,6 +174,9 @@ export function batchesOf<T>(items: readonly T[], size: number): T[][] {
 
 class BudgetExhaustedError extends Error {}
 
+/** What a call that never reached the model (aborted, a connection refused) used. */
+const NO_USAGE: CallUsage = { calls: 0, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+
 /**
  * Writes the interpretations of `slugs` (or every item), several items per model call (AI_BATCH_SIZE). Batches
  * are queued in the order given — the report's presentation order, core_risk_insight first, so the headline
@@ -197,15 +203,14 @@ export async function writeInterpretations(
     builtin_items: 0,
     fallback_reasons: {},
   };
-  const spend = async (spent: CallUsage) => {
+  const spend = async (spent: CallUsage, reserved: number) => {
     usage.calls += spent.calls;
     usage.prompt_tokens += spent.prompt_tokens;
     usage.completion_tokens += spent.completion_tokens;
     usage.total_tokens += spent.total_tokens;
-    if (spent.total_tokens > 0)
-      await input.tokens?.spend(spent.total_tokens).catch((error: unknown) => {
-        logger.error({ err: error }, "the account's token use could not be recorded");
-      });
+    await input.tokens?.settle(reserved, spent.total_tokens).catch((error: unknown) => {
+      logger.error({ err: error }, "the account's token use could not be recorded");
+    });
   };
   const fallBack = (items: readonly AnalysisOutput[], reason: FallbackReason, detail: string) => {
     usage.fallbacks += items.length;
@@ -233,17 +238,31 @@ export async function writeInterpretations(
       const answer = await ctx.ai.limiter.run(
         input.reportId,
         async () => {
-          if (input.tokens?.exhausted()) throw new BudgetExhaustedError('daily token budget used');
+          const messages = buildBatchMessages(batch, input.brief, report, ctx.ai.responseFormat);
+          // Reserved before the call starts (server/ai/usage.ts): the daily budget is a ceiling.
+          const estimate = input.tokens
+            ? estimateCallTokens(
+                messages.map((message) => String(message.content ?? '')).join('\n'),
+                batch.length,
+              )
+            : 0;
+          if (input.tokens && !(await input.tokens.reserve(estimate)))
+            throw new BudgetExhaustedError('daily token budget used');
+          let settled = false;
           try {
             const answered = await client.complete(
-              buildBatchMessages(batch, input.brief, report, ctx.ai.responseFormat),
+              messages,
               { name: 'financial_interpretations', schema: BATCH_JSON_SCHEMA },
               deadline,
             );
-            await spend(answered.usage);
+            settled = true;
+            await spend(answered.usage, estimate);
             return answered;
           } catch (error) {
-            if (error instanceof ModelCallError) await spend(error.usage);
+            if (!settled) {
+              const spent = error instanceof ModelCallError ? error.usage : NO_USAGE;
+              await spend(spent, estimate);
+            }
             throw error;
           }
         },

@@ -53,11 +53,26 @@ export async function addAiUsage(
 
 const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
+/** Completion tokens allowed for per item in a call's estimate (an interpretation is 150–300 tokens). */
+export const COMPLETION_TOKENS_PER_ITEM = 400;
+
 /**
- * The account's daily token budget for one run: reads today's use once, then adds every call's tokens in one
- * upsert that returns the account's new total (so runs of the same account in this or another process see each
- * other's spending at their next call). `limit` 0 → no limit (nothing is read, tokens are still counted).
- * Concurrent runs can overshoot the budget by at most the calls they already have in flight.
+ * A call's tokens before it is made: its prompt as a Chinese-aware tokenizer roughly counts (one token per CJK
+ * character, one per four other characters) plus COMPLETION_TOKENS_PER_ITEM for each item it asks for.
+ */
+export function estimateCallTokens(prompt: string, items: number): number {
+  let cjk = 0;
+  for (const ch of prompt) if (/[\u3000-\u9fff\uff00-\uffef]/.test(ch)) cjk++;
+  return cjk + Math.ceil((prompt.length - cjk) / 4) + items * COMPLETION_TOKENS_PER_ITEM;
+}
+
+/**
+ * The account's daily token budget as a ceiling (AI_DAILY_TOKEN_BUDGET): every call RESERVES its estimated
+ * tokens in PostgreSQL before it starts — one upsert that adds the estimate only while the account's day is
+ * still under the budget — and settles the reservation to the tokens the model reported once it answers. So
+ * the batched calls of a report (which start together) and of concurrent runs, in this or another process,
+ * cannot all pass a check made before any of them spent: the budget is exceeded by at most one call (the
+ * last admitted, by its own size). `limit` 0 → no limit (nothing is reserved, tokens are still counted).
  */
 export async function accountTokenBudget(
   em: EntityManager,
@@ -65,26 +80,42 @@ export async function accountTokenBudget(
   limit: number,
   now: () => Date = () => new Date(),
 ): Promise<TokenBudget> {
-  let used = 0;
+  let exhausted = false;
+  const add = (tokens: number) =>
+    runSql(
+      em,
+      `insert into ai_daily_usage (account_id, day, tokens) values ($1, $2::date, greatest($3::bigint, 0))
+       on conflict (account_id, day) do update set tokens = greatest(ai_daily_usage.tokens + $3::bigint, 0)`,
+      [accountId, utcDay(now()), tokens],
+    );
   if (limit > 0) {
     const [row] = await runSql<{ tokens: string }>(
       em,
       'select tokens from ai_daily_usage where account_id = $1 and day = $2::date',
       [accountId, utcDay(now())],
     );
-    used = Number(row?.tokens ?? 0);
+    exhausted = Number(row?.tokens ?? 0) >= limit;
   }
   return {
-    exhausted: () => limit > 0 && used >= limit,
-    async spend(tokens) {
+    exhausted: () => exhausted,
+    async reserve(estimate) {
+      if (limit <= 0) return true;
+      if (exhausted) return false;
       const [row] = await runSql<{ tokens: string }>(
         em,
         `insert into ai_daily_usage (account_id, day, tokens) values ($1, $2::date, $3)
          on conflict (account_id, day) do update set tokens = ai_daily_usage.tokens + excluded.tokens
+          where ai_daily_usage.tokens < $4
          returning tokens`,
-        [accountId, utcDay(now()), tokens],
+        [accountId, utcDay(now()), estimate, limit],
       );
-      used = Math.max(used, Number(row?.tokens ?? 0));
+      if (!row) exhausted = true;
+      else if (Number(row.tokens) >= limit) exhausted = true;
+      return Boolean(row);
+    },
+    async settle(reserved, used) {
+      if (limit <= 0) reserved = 0;
+      if (used !== reserved) await add(used - reserved);
     },
   };
 }

@@ -5,15 +5,18 @@
  * so the request log and X-Request-Id see it like any other response.
  */
 import { createYoga } from 'graphql-yoga';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { budgetSubject, chargeBudget } from '../middlewares/rateLimit.ts';
-import { authenticateApiKey } from '../services/apiKeys.ts';
+import { readSessionCookie } from '../lib/sessionCookie.ts';
+import { spendBudget } from '../middlewares/rateLimit.ts';
+import { authenticateSession } from '../services/accounts.ts';
+import { authenticateApiKey, type Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { cleanTextPlugin } from './cleanText.ts';
-import { createContext, type GraphQLContext } from './context.ts';
+import { consoleMode, createContext, type GraphQLContext } from './context.ts';
 import { createMaskError } from './errors.ts';
 import { queryLimitPlugins } from './limits.ts';
+import { readCostPlugin } from './readCost.ts';
 import { schema } from './schema.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -33,7 +36,7 @@ function yogaLogger(logger: Logger) {
 }
 
 export function createGraphQLServer(services: ServiceContext) {
-  return createYoga<Record<string, never>, GraphQLContext>({
+  return createYoga<{ koa?: Context }, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
     context: ({ request }) => createContext(services, request),
@@ -49,7 +52,7 @@ export function createGraphQLServer(services: ServiceContext) {
     // Yoga's GraphiQL loads its scripts from a CDN; the service makes no request to the internet, so point a
     // local GraphQL client (or the committed schema/schema.graphql) at /graphql instead.
     graphiql: false,
-    plugins: [...queryLimitPlugins(), cleanTextPlugin],
+    plugins: [...queryLimitPlugins(), cleanTextPlugin, readCostPlugin],
   });
 }
 
@@ -57,14 +60,12 @@ export function graphqlMiddleware(services: ServiceContext): Middleware {
   const yoga = createGraphQLServer(services);
   return async (ctx, next) => {
     if (ctx.path !== GRAPHQL_PATH) return next();
-    // An API key's GraphQL requests share its `reads` budget with REST (submissions and AI regeneration are
-    // charged again by their mutations). A bad key is left to the context's authentication to refuse.
-    const key = ctx.get('X-API-Key').trim();
-    if (key) {
-      const principal = await authenticateApiKey(services.db.orm.em.fork(), key).catch(() => null);
-      if (principal) await chargeBudget(ctx, 'reads', budgetSubject(principal));
-    }
-    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res);
+    // Every GraphQL request of a key or a console session spends one `reads` point here, before Yoga reads the
+    // body (the rest of its cost once validated: readCost.ts; submissions and AI regeneration are charged
+    // again by their mutations). A bad key or session is left to the context's authentication to refuse.
+    const principal = await budgetPrincipal(services, ctx);
+    if (principal) await spendBudget(ctx.rateLimits, 'reads', principal, { headers: ctx });
+    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, { koa: ctx });
     ctx.status = response.status;
     response.headers.forEach((value, name) => {
       ctx.set(name, value);
@@ -82,6 +83,22 @@ export function graphqlMiddleware(services: ServiceContext): Middleware {
     }
     ctx.body = response.status === 400 ? withoutOriginalErrors(body) : body;
   };
+}
+
+/** Whose `reads` a request spends: its key's, or its console session's (account and mode); null when neither. */
+async function budgetPrincipal(services: ServiceContext, ctx: Context): Promise<Principal | null> {
+  const em = services.db.orm.em.fork();
+  const key = ctx.get('X-API-Key').trim();
+  if (key) return authenticateApiKey(em, key).catch(() => null);
+  const session = await authenticateSession(em, readSessionCookie(ctx.get('Cookie')));
+  if (!session) return null;
+  let mode: Principal['mode'] = 'test';
+  try {
+    mode = consoleMode(ctx.get('X-Console-Mode'));
+  } catch {
+    // An invalid mode is refused by the context (422); it is counted against test meanwhile.
+  }
+  return { accountId: session.accountId, mode, apiKeyId: null };
 }
 
 const REFUSALS: Record<number, { code: string; message: string }> = {

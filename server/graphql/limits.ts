@@ -20,10 +20,12 @@
  */
 import {
   type ASTVisitor,
+  type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
   GraphQLError,
   type GraphQLField,
+  type GraphQLSchema,
   getNamedType,
   isCompositeType,
   isInterfaceType,
@@ -95,7 +97,7 @@ interface Measure {
  * @envelop/depth-limit, which crashes on both (a 500 instead of a validation error), so it is not used.
  */
 function measure(
-  context: ValidationContext,
+  schema: GraphQLSchema,
   selectionSet: SelectionSetNode,
   type: GraphQLCompositeType,
   fragments: Map<string, FragmentDefinitionNode>,
@@ -117,24 +119,22 @@ function measure(
         depth = Math.max(depth, 1);
         continue;
       }
-      const inner = measure(context, selection.selectionSet, fieldType, fragments, expanding);
+      const inner = measure(schema, selection.selectionSet, fieldType, fragments, expanding);
       depth = Math.max(depth, 1 + inner.depth);
       cost += sizeOf(field, selection.arguments ?? []) * (1 + inner.cost);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      const condition = selection.typeCondition
-        ? context.getSchema().getType(selection.typeCondition.name.value)
-        : type;
+      const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
       if (condition && isCompositeType(condition)) {
-        add(measure(context, selection.selectionSet, condition, fragments, expanding));
+        add(measure(schema, selection.selectionSet, condition, fragments, expanding));
       }
     } else {
       const name = selection.name.value;
       const fragment = fragments.get(name);
       if (!fragment || expanding.has(name)) continue;
-      const condition = context.getSchema().getType(fragment.typeCondition.name.value);
+      const condition = schema.getType(fragment.typeCondition.name.value);
       if (!condition || !isCompositeType(condition)) continue;
       expanding.add(name);
-      add(measure(context, fragment.selectionSet, condition, fragments, expanding));
+      add(measure(schema, fragment.selectionSet, condition, fragments, expanding));
       expanding.delete(name);
     }
   }
@@ -198,7 +198,13 @@ export function queryLimitsRule(maxDepth: number, maxCost: number) {
         }
         const root = context.getSchema().getRootType(operation.operation);
         if (!root) return;
-        const { depth, cost } = measure(context, operation.selectionSet, root, fragments, new Set());
+        const { depth, cost } = measure(
+          context.getSchema(),
+          operation.selectionSet,
+          root,
+          fragments,
+          new Set(),
+        );
         if (depth > maxDepth) {
           context.reportError(
             new GraphQLError(`The operation nests ${depth} levels deep, over the limit of ${maxDepth}.`, {
@@ -218,6 +224,29 @@ export function queryLimitsRule(maxDepth: number, maxCost: number) {
       },
     };
   };
+}
+
+/**
+ * The estimated cost (as above) of the operation a request executes: what its `reads` budget is charged in
+ * proportion to (server/graphql/readCost.ts). 0 when the operation is not found.
+ */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  const operations = [];
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    else if (definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition);
+  }
+  const operation = operationName
+    ? operations.find((candidate) => candidate.name?.value === operationName)
+    : operations[0];
+  const root = operation && schema.getRootType(operation.operation);
+  if (!operation || !root) return 0;
+  return measure(schema, operation.selectionSet, root, fragments, new Set()).cost;
 }
 
 const tokenLimit: Plugin = {

@@ -27,8 +27,13 @@ export const BUDGETS = [
   'login_email',
   'signup',
   'share_exports',
+  'share_reads',
 ] as const;
 export type Budget = (typeof BUDGETS)[number];
+
+/** The budgets a caller (API key or console session) spends: each also has a ceiling per account. */
+export const ACCOUNT_BUDGETS = ['reads', 'submissions', 'ai_regeneration'] as const;
+export type AccountBudget = (typeof ACCOUNT_BUDGETS)[number];
 
 export interface BudgetSize {
   /** Requests allowed per window (the burst). */
@@ -39,14 +44,28 @@ export interface BudgetSize {
 
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
-/** What one consume found: enough for the RateLimit / RateLimit-Policy headers and a 429's Retry-After. */
-export interface BudgetState {
-  budget: Budget;
+/** One counter's state after a consume. */
+export interface CounterState {
+  /** The policy's name in the RateLimit headers: the budget, or `<budget>_account` for an account ceiling. */
+  policy: string;
   size: BudgetSize;
   remaining: number;
   /** Seconds until the window resets (≥ 1 when exhausted). */
   resetSeconds: number;
   allowed: boolean;
+}
+
+/** What one consume found: enough for the RateLimit / RateLimit-Policy headers and a 429's Retry-After. */
+export interface BudgetState extends CounterState {
+  budget: Budget;
+  /** Every counter spent, for the headers: the caller's own, then its account's ceiling (ACCOUNT_BUDGETS). */
+  counters: CounterState[];
+}
+
+/** Who spends a caller's budget: its own counter (a key, or a console session's account and mode) and its account. */
+export interface Spender {
+  subject: string;
+  accountId: string;
 }
 
 /**
@@ -63,16 +82,77 @@ function storeClient(db: Database) {
   };
 }
 
+/**
+ * Whose counter a client address is: an IPv4 address as it is; an IPv6 address by its /64 — one subscriber
+ * gets a whole /64 (RFC 6177 and every ISP), and rotating through it is free, so counting full addresses let
+ * one client multiply every per-address budget (25/25 sign-ups with a limit of 20). IPv4-mapped IPv6
+ * (`::ffff:192.0.2.1`, what a dual-stack socket reports) is the IPv4 address.
+ */
+export function clientSubject(address: string): string {
+  const ip = address.trim().toLowerCase().replace(/%.*$/, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+  if (mapped) return mapped[1]!;
+  if (!ip.includes(':')) return ip;
+  const groups = expandIPv6(ip);
+  return groups ? `${groups.slice(0, 4).join(':')}::/64` : ip;
+}
+
+/** The eight 16-bit groups of an IPv6 address (embedded IPv4 tail included), or null when it is not one. */
+function expandIPv6(ip: string): string[] | null {
+  let text = ip;
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
+  if (!groups.every((group) => /^[0-9a-f]{1,4}$/.test(group))) return null;
+  return groups.map((group) => group.replace(/^0+(?=.)/, ''));
+}
+
 /** Keys are hashed: fixed length for the varchar(255) key column, and no email address stored in clear. */
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
+/**
+ * A caller's counter and its account's, in ONE statement (so the account ceiling costs no extra round trip):
+ * rate-limiter-flexible's fixed-window upsert, for two rows. Rows are locked in the order given, the key's
+ * first, so two requests never wait on each other in opposite orders.
+ */
+const PAIR_UPSERT_SQL = `
+  insert into ${RATE_LIMIT_TABLE} as r (key, points, expire) values ($1, $3, $4), ($2, $3, $5)
+  on conflict (key) do update set
+    points = case when r.expire <= $6 then excluded.points else r.points + excluded.points end,
+    expire = case when r.expire <= $6 then excluded.expire else r.expire end
+  returning key, points, expire`;
+
 export class RateLimits {
   readonly sizes: Record<Budget, BudgetSize>;
+  readonly accountSizes: Record<AccountBudget, BudgetSize>;
   readonly #limiters: Record<Budget, RateLimiterPostgres>;
+  readonly #client: ReturnType<typeof storeClient>;
+  /**
+   * Counters this process has seen spent, until their window resets: a request against one is refused from
+   * memory, with no statement. A spent counter stays spent until its reset (refused requests count too), so
+   * this never refuses what the database would allow; it makes a flood's 429s cheap (no round trip, no pool
+   * connection), which is what keeps a flooding client from slowing everyone else's requests.
+   */
+  readonly #spent = new Map<string, { resetAt: number; state: CounterState }>();
 
-  constructor(db: Database, sizes: Record<Budget, BudgetSize>) {
+  constructor(
+    db: Database,
+    sizes: Record<Budget, BudgetSize>,
+    accountSizes: Record<AccountBudget, BudgetSize>,
+  ) {
     this.sizes = sizes;
+    this.accountSizes = accountSizes;
     const client = storeClient(db);
+    this.#client = client;
     this.#limiters = Object.fromEntries(
       BUDGETS.map((budget) => [
         budget,
@@ -91,8 +171,40 @@ export class RateLimits {
     ) as Record<Budget, RateLimiterPostgres>;
   }
 
+  /** The spent counters among `keys`, as refused states with their time to reset; empty when none. */
+  #spentAmong(keys: string[], now: number): CounterState[] {
+    const spent: CounterState[] = [];
+    for (const key of keys) {
+      const entry = this.#spent.get(key);
+      if (!entry) continue;
+      if (entry.resetAt <= now) {
+        this.#spent.delete(key);
+        continue;
+      }
+      spent.push({
+        ...entry.state,
+        remaining: 0,
+        resetSeconds: Math.max(1, Math.ceil((entry.resetAt - now) / 1000)),
+      });
+    }
+    return spent;
+  }
+
+  #remember(key: string, state: CounterState, now: number): void {
+    if (state.allowed) return;
+    if (this.#spent.size >= 10_000) {
+      for (const [old, entry] of this.#spent) if (entry.resetAt <= now) this.#spent.delete(old);
+      if (this.#spent.size >= 10_000) this.#spent.clear();
+    }
+    this.#spent.set(key, { resetAt: now + state.resetSeconds * 1000, state });
+  }
+
   /** Counts one request of `subject` against `budget`; never throws for being over (see `allowed`). */
   async consume(budget: Budget, subject: string): Promise<BudgetState> {
+    const now = Date.now();
+    const cacheKey = `${budget}:${digest(subject)}`;
+    const [cached] = this.#spentAmong([cacheKey], now);
+    if (cached) return { ...cached, budget, counters: [cached] };
     const size = this.sizes[budget];
     let res: RateLimiterRes;
     let allowed = true;
@@ -103,13 +215,64 @@ export class RateLimits {
       res = error;
       allowed = false;
     }
-    return {
-      budget,
+    const state: CounterState = {
+      policy: budget,
       size,
       allowed,
       remaining: res.remainingPoints,
       resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
     };
+    this.#remember(cacheKey, state, now);
+    return { ...state, budget, counters: [state] };
+  }
+
+  /**
+   * Counts `weight` points of a caller against `budget` — its own counter and its account's ceiling, in one
+   * statement. Refused when either is over. A weight above the caller's whole window is counted as the
+   * window (such a request must stay possible once the window is fresh).
+   */
+  async consumeFor(budget: AccountBudget, spender: Spender, weight = 1): Promise<BudgetState> {
+    const size = this.sizes[budget];
+    const accountSize = this.accountSizes[budget];
+    const points = Math.max(1, Math.min(Math.ceil(weight), size.points, accountSize.points));
+    const now = Date.now();
+    const ownKey = `${budget}:${digest(spender.subject)}`;
+    const accountKey = `${budget}_account:${digest(spender.accountId)}`;
+    const spent = this.#spentAmong([ownKey, accountKey], now);
+    if (spent.length > 0) return { ...spent[0]!, budget, allowed: false, counters: spent };
+    const { rows } = await this.#client.query({
+      text: PAIR_UPSERT_SQL,
+      values: [
+        ownKey,
+        accountKey,
+        points,
+        now + size.windowSeconds * 1000,
+        now + accountSize.windowSeconds * 1000,
+        now,
+      ],
+    });
+    const found = new Map(
+      (rows as Array<{ key: string; points: number; expire: string | number }>).map((row) => [row.key, row]),
+    );
+    const counter = (key: string, policy: string, limit: BudgetSize): CounterState => {
+      const row = found.get(key);
+      const used = Number(row?.points ?? points);
+      const msLeft = Math.max(0, Number(row?.expire ?? now) - now);
+      return {
+        policy,
+        size: limit,
+        allowed: used <= limit.points,
+        remaining: Math.max(0, limit.points - used),
+        resetSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
+      };
+    };
+    const own = counter(ownKey, budget, size);
+    const account = counter(accountKey, `${budget}_account`, accountSize);
+    this.#remember(ownKey, own, now);
+    this.#remember(accountKey, account, now);
+    // The counter that refused (or, when both allow, the caller's own) is the one a 429's Retry-After names.
+    const binding = own.allowed && !account.allowed ? account : own;
+    return { ...binding, budget, allowed: own.allowed && account.allowed, counters: [own, account] };
   }
 
   /** Counts one request and throws 429 (with Retry-After) when the budget is spent. */
@@ -126,6 +289,7 @@ export class RateLimits {
 
   /** Forgets `subject`'s count (a successful sign-in clears its own failures). */
   async reset(budget: Budget, subject: string): Promise<void> {
+    this.#spent.delete(`${budget}:${digest(subject)}`);
     await this.#limiters[budget].delete(digest(subject));
   }
 }
@@ -136,18 +300,23 @@ const registries = new WeakMap<Config, RateLimits>();
 export function rateLimitsOf(services: { config: Config; db: Database }): RateLimits {
   let limits = registries.get(services.config);
   if (!limits) {
-    limits = new RateLimits(services.db, services.config.rateLimits);
+    limits = new RateLimits(services.db, services.config.rateLimits, services.config.accountRateLimits);
     registries.set(services.config, limits);
   }
   return limits;
 }
 
-/** `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers): `"reads";q=100;w=2`. */
+/**
+ * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers): `"reads";q=100;w=2`, and the account's ceiling
+ * after it when the budget has one: `"reads";q=100;w=2, "reads_account";q=200;w=2`.
+ */
 export function policyHeader(state: BudgetState): string {
-  return `"${state.budget}";q=${state.size.points};w=${Math.ceil(state.size.windowSeconds)}`;
+  return state.counters
+    .map((c) => `"${c.policy}";q=${c.size.points};w=${Math.ceil(c.size.windowSeconds)}`)
+    .join(', ');
 }
 
-/** `RateLimit` (same draft): `"reads";r=97;t=1` — remaining requests and seconds to the window's reset. */
+/** `RateLimit` (same draft): `"reads";r=97;t=1` — remaining points and seconds to the window's reset, per policy. */
 export function rateLimitHeader(state: BudgetState): string {
-  return `"${state.budget}";r=${state.remaining};t=${state.resetSeconds}`;
+  return state.counters.map((c) => `"${c.policy}";r=${c.remaining};t=${c.resetSeconds}`).join(', ');
 }

@@ -1,5 +1,5 @@
 /**
- * The access log: one JSON line per request at `info`, when the response is done — request id, method, route
+ * The access log: one JSON line per request at `info`, when the response is done (the status as sent) — request id, method, route
  * template, path, status, duration, response size and the API key's public prefix (`ek_live_ab12`, what the
  * console shows). Never the whole key, the query string, a cookie or a body.
  *
@@ -8,7 +8,7 @@
  */
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { routeTemplate } from './metrics.ts';
+import { routeTemplate, sentStatus } from './metrics.ts';
 
 const KEY_PREFIX = /^(ek_(?:test|live)_[A-Za-z0-9_-]{4})/;
 
@@ -23,22 +23,24 @@ export function accessLog(logger: Logger) {
   const log = logger.child({ log: 'access' });
   return async function access(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
-    try {
-      await next();
-    } finally {
+    // Logged when the response is over, with the status Node actually sent: an error thrown outside the
+    // problem mapping (Koa's own 500) or a stream that fails after the headers would otherwise be logged
+    // with the status the handler had set.
+    ctx.res.once('close', () => {
       log.info(
         {
           requestId: ctx.response.get('X-Request-Id') || undefined,
           method: ctx.method,
           route: routeTemplate(ctx),
           path: ctx.path,
-          status: ctx.status,
+          status: sentStatus(ctx),
           ms: Math.round((performance.now() - started) * 10) / 10,
           bytes: ctx.response.length ?? null,
           key: keyPrefix(ctx.get('X-API-Key') || undefined),
         },
         'request',
       );
-    }
+    });
+    await next();
   };
 }

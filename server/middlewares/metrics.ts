@@ -25,13 +25,18 @@ export function routeTemplate(ctx: Context): string {
   return 'web';
 }
 
+/** The status line Node wrote (or will write): what the client got, not what a handler last set. */
+export function sentStatus(ctx: Context): number {
+  return ctx.res.headersSent ? ctx.res.statusCode : ctx.status;
+}
+
 export function metricsMiddleware() {
   return async function measure(ctx: Context, next: Next): Promise<void> {
     const end = httpRequestDuration.startTimer();
-    try {
-      await next();
-    } finally {
-      end({ method: ctx.method, route: routeTemplate(ctx), status: String(ctx.status) });
-    }
+    // Observed when the response is over, with the status actually sent (see accessLog).
+    ctx.res.once('close', () => {
+      end({ method: ctx.method, route: routeTemplate(ctx), status: String(sentStatus(ctx)) });
+    });
+    await next();
   };
 }

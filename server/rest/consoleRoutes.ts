@@ -8,6 +8,7 @@ import { Router } from '@koa/router';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Context, Next } from 'koa';
 import { CsrfError, UnauthenticatedError, ValidationError } from '../errors.ts';
+import { clientSubject } from '../lib/rateLimits.ts';
 import {
   clearedSessionCookie,
   csrfTokenMatches,
@@ -94,7 +95,7 @@ export function consoleRoutes(services: ServiceContext): Router {
     requireSameOrigin,
     jsonBody(BODY_LIMIT_BYTES, services.config.bodyTimeoutMs),
     async (ctx) => {
-      await ctx.rateLimits.take('signup', ctx.ip, 'sign-up attempts from this address');
+      await ctx.rateLimits.take('signup', clientSubject(ctx.ip), 'sign-up attempts from this address');
       const session = await signUp(em(), credentials(ctx.request.body));
       await startSession(ctx, session, 201);
     },
@@ -106,7 +107,7 @@ export function consoleRoutes(services: ServiceContext): Router {
     jsonBody(BODY_LIMIT_BYTES, services.config.bodyTimeoutMs),
     async (ctx) => {
       // logIn throttles failed attempts per email and per address (429 with Retry-After).
-      const session = await logIn(em(), credentials(ctx.request.body), ctx.ip, ctx.rateLimits);
+      const session = await logIn(em(), credentials(ctx.request.body), clientSubject(ctx.ip), ctx.rateLimits);
       await startSession(ctx, session, 200);
     },
   );
@@ -139,7 +140,8 @@ export function consoleRoutes(services: ServiceContext): Router {
 
   router.post('/password', requireSameOrigin, jsonBody(BODY_LIMIT_BYTES), async (ctx) => {
     // A signed-in user changes their own password: the session and its CSRF token, then the current
-    // password (accounts.changePassword verifies it and throttles wrong ones). Other sessions end.
+    // password (accounts.changePassword verifies it and throttles wrong ones). Every session ends; the caller
+    // gets a new one (cookie and CSRF token) and the list of active keys made under the old password.
     const token = readSessionCookie(ctx.get('Cookie'));
     const manager = em();
     const session = token ? await authenticateSession(manager, token) : null;
@@ -155,8 +157,24 @@ export function consoleRoutes(services: ServiceContext): Router {
       ]);
     }
     const { current_password: currentPassword, new_password: newPassword } = body as Record<string, unknown>;
-    await changePassword(manager, session, { currentPassword, newPassword }, ctx.rateLimits);
-    ctx.status = 204;
+    const changed = await changePassword(manager, session, { currentPassword, newPassword }, ctx.rateLimits);
+    // Every session ended, this one too: the new one's cookie and CSRF token, and the keys to review.
+    ctx.append(
+      'Set-Cookie',
+      sessionCookie(changed.session.token, { secure: ctx.secure, maxAgeMs: SESSION_TTL_MS }),
+    );
+    ctx.status = 200;
+    ctx.body = {
+      ...presentSession({ email: session.email, csrfToken: changed.session.csrfToken }),
+      recent_keys: changed.recentKeys.map((key) => ({
+        id: key.id,
+        name: key.name,
+        mode: key.mode,
+        prefix: key.prefix,
+        last_four: key.lastFour,
+        created_at: key.createdAt.toISOString(),
+      })),
+    };
   });
 
   return router;

@@ -4,6 +4,7 @@
  */
 import { Router } from '@koa/router';
 import type { Context, Next } from 'koa';
+import { textProblem } from '../../schema/text.ts';
 import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
 import { listUsableBenchmarkSets } from '../benchmarks/sets.ts';
 import { REPORT_STATUSES, type ReportStatus } from '../db/entities/report.entity.ts';
@@ -39,6 +40,9 @@ function oneQueryValue(
 ): string | undefined {
   const value = query[name];
   if (Array.isArray(value)) throw new ValidationError([{ path: name, message: 'must be given once' }]);
+  // The clean-text rule (schema/text.ts) for query parameters too: PostgreSQL refuses NUL in text (a 500).
+  const unclean = value === undefined ? undefined : textProblem(value);
+  if (unclean) throw new ValidationError([{ path: name, message: unclean }]);
   return value === undefined || value === '' ? undefined : value;
 }
 

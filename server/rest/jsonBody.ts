@@ -9,13 +9,58 @@ import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { Context, Next } from 'koa';
+import { textProblem } from '../../schema/text.ts';
 import {
   MalformedJsonError,
   PayloadTooLargeError,
   RequestTimeoutError,
   UnsupportedContentEncodingError,
   UnsupportedMediaTypeError,
+  ValidationError,
 } from '../errors.ts';
+
+/** Deepest nesting of arrays and objects a body may have (a submission needs 5 levels). */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * The one clean-text rule (schema/text.ts) over every string of a REST body, keys included, and a bound on its
+ * nesting — before any handler, fingerprint or validator walks it (a body nested thousands deep overflowed the
+ * idempotency fingerprint's recursion: a 500). Iterative, so the walk itself cannot overflow. No text field of
+ * this API is multi-line. → 422 naming each field.
+ */
+export function checkBodyText(body: unknown): void {
+  const problems: Array<{ path: string; message: string }> = [];
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: body, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) problems.push({ path, message: problem });
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_BODY_DEPTH) {
+      throw new ValidationError(
+        [{ path, message: `nests deeper than ${MAX_BODY_DEPTH} levels of arrays and objects` }],
+        `The request body nests deeper than ${MAX_BODY_DEPTH} levels.`,
+      );
+    }
+    const entries: Array<[string, unknown]> = Array.isArray(value)
+      ? value.map((item, i) => [`${path}[${i}]`, item])
+      : Object.entries(value).map(([key, item]) => {
+          const keyPath = path ? `${path}.${key}` : key;
+          const problem = textProblem(key);
+          if (problem) problems.push({ path: keyPath, message: `(the field name) ${problem}` });
+          return [keyPath, item];
+        });
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [itemPath, item] = entries[i]!;
+      stack.push({ value: item, path: itemPath, depth: depth + 1 });
+    }
+  }
+  // Every problem is counted; the error lists the first 100 and says how many more (errors_omitted).
+  if (problems.length > 0) throw new ValidationError(problems);
+}
 
 /** How long a client may take to send a body by default (BODY_TIMEOUT_SECONDS). */
 export const BODY_TIMEOUT_MS = 30_000;
@@ -101,6 +146,7 @@ export function jsonBody(limitBytes: number, timeoutMs = BODY_TIMEOUT_MS) {
     } catch (error) {
       throw new MalformedJsonError(`The request body is not valid JSON: ${(error as Error).message}`);
     }
+    checkBodyText(ctx.request.body);
     await next();
   };
 }

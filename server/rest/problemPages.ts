@@ -99,6 +99,12 @@ export const PROBLEM_CODES: Record<string, ProblemCodeDoc> = {
     meaning: 'An account with this email already exists.',
     action: 'Sign in instead.',
   },
+  too_many_api_keys: {
+    status: 409,
+    title: 'Conflict',
+    meaning: 'The account already holds the most active API keys of this mode (MAX_API_KEYS_PER_MODE, 20).',
+    action: 'Revoke a key you no longer use in the console, then create the new one.',
+  },
   idempotency_key_in_use: {
     status: 409,
     title: 'Conflict',

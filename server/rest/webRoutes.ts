@@ -16,7 +16,8 @@ import { Router } from '@koa/router';
 import { send } from '@koa/send';
 import type { Context, Middleware, Next } from 'koa';
 import { AppError, NotFoundError } from '../errors.ts';
-import { chargeBudget } from '../middlewares/rateLimit.ts';
+import { clientSubject } from '../lib/rateLimits.ts';
+import { chargeAddress } from '../middlewares/rateLimit.ts';
 import { presentSharedReport } from '../presenters/sharePresenter.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { exportSharedReport } from '../services/shareExport.ts';
@@ -134,12 +135,13 @@ export function webRoutes(services: ServiceContext): Middleware {
     // Set first so that the 404 problem document is not cached either: a link made public again must work.
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Robots-Tag', 'noindex, nofollow');
+    await chargeAddress(ctx, 'share_reads', clientSubject(ctx.ip));
     await sendJson(ctx, presentSharedReport(await getSharedReport(services, ctx.params.token!)));
   });
   api.get('/reports/:token/export.xlsx', async (ctx) => {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('X-Robots-Tag', 'noindex, nofollow');
-    await chargeBudget(ctx, 'share_exports', ctx.ip);
+    await chargeAddress(ctx, 'share_exports', clientSubject(ctx.ip));
     const { name, body } = await exportSharedReport(services, ctx.params.token!);
     ctx.type = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
     ctx.set(
@@ -159,6 +161,8 @@ export function webRoutes(services: ServiceContext): Middleware {
     if (path === '/' || path === '/console' || path.startsWith('/console/')) return sendIndex(ctx, 200);
     const share = /^\/shared\/reports\/([^/]+)$/.exec(path);
     if (share) {
+      // The page and its JSON share one budget per client address (a reader needs a few of each).
+      await chargeAddress(ctx, 'share_reads', clientSubject(ctx.ip));
       try {
         const report = await findSharedReport(services, decodeURIComponent(share[1]!));
         return sendIndex(ctx, 200, { name: report.name });

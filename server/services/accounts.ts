@@ -10,6 +10,7 @@ import argon2 from 'argon2';
 import { textProblem } from '../../schema/text.ts';
 import { Account } from '../db/entities/account.entity.ts';
 import { Session } from '../db/entities/session.entity.ts';
+import { runSql } from '../db/sql.ts';
 import { ConflictError, TooManyRequestsError, UnauthenticatedError, ValidationError } from '../errors.ts';
 import { randomToken } from '../lib/ids.ts';
 import type { RateLimits } from '../lib/rateLimits.ts';
@@ -131,7 +132,14 @@ export async function signUp(
     // Accounts made by the CLI have no password; letting anyone set one here would hand them the account.
     throw new ConflictError('email_taken', 'An account with this email already exists; sign in instead.');
   }
-  const account = em.create(Account, { id: randomUUID(), email, passwordHash, createdAt: new Date() });
+  const now = new Date();
+  const account = em.create(Account, {
+    id: randomUUID(),
+    email,
+    passwordHash,
+    passwordChangedAt: now,
+    createdAt: now,
+  });
   await em.flush();
   return openSession(em, account.id);
 }
@@ -220,17 +228,46 @@ function validateNewPassword(password: unknown, email: string, field: string): s
   }
 }
 
+/** A key listed after a password change: made while the old password was in force. */
+export interface RecentKey {
+  id: string;
+  name: string;
+  mode: string;
+  prefix: string;
+  lastFour: string;
+  createdAt: Date;
+}
+
+export interface PasswordChanged {
+  /** The new session that replaces the one that made the change (new cookie, new CSRF token). */
+  session: ConsoleSession;
+  /**
+   * Active keys made since the password was last set (or, for an account older than that record, since the
+   * account was made): every key someone holding the old password could have minted, for the owner to review.
+   */
+  recentKeys: RecentKey[];
+}
+
+const RECENT_KEYS_SQL = `
+  select k.id, k.name, k.mode, k.prefix, k.last_four, k.created_at
+    from api_keys k join accounts a on a.id = k.account_id
+   where k.account_id = $1 and k.revoked_at is null
+     and k.created_at >= coalesce(a.password_changed_at, a.created_at)
+   order by k.created_at desc, k.id`;
+
 /**
  * A signed-in user changes their password: the current one is verified (wrong → 422 on `current_password`,
- * throttled per account), the new one passes checkPassword and differs from it. Every other session of the
- * account ends; the one that made the change stays signed in.
+ * throttled per account), the new one passes checkPassword and differs from it. Every session of the account
+ * ends — the others, and this one too, whose cookie and CSRF token a thief may hold: the caller gets a new
+ * session (new cookie, new CSRF token). The answer lists the active keys made since the password was last
+ * set, so keys a thief minted with the old password are seen (and can be revoked).
  */
 export async function changePassword(
   em: EntityManager,
   principal: Pick<ConsolePrincipal, 'accountId' | 'email' | 'sessionId'>,
   input: { currentPassword: unknown; newPassword: unknown },
   limits: RateLimits,
-): Promise<void> {
+): Promise<PasswordChanged> {
   // Reserve, then verify (as logIn does): the attempt is counted in PostgreSQL before the current password is
   // checked, so a stolen session cannot become a password oracle, even with concurrent requests.
   const throttleKey = `password-change\u0000${principal.accountId}`;
@@ -251,9 +288,36 @@ export async function changePassword(
   }
   await limits.reset('login_client', throttleKey);
   const passwordHash = await argon2.hash(next, { type: argon2.argon2id });
-  await em.nativeUpdate(Account, { id: account.id }, { passwordHash });
-  await em.nativeDelete(Session, { account: account.id, id: { $ne: principal.sessionId } });
+  const rows = await runSql<{
+    id: string;
+    name: string;
+    mode: string;
+    prefix: string;
+    last_four: string;
+    created_at: Date;
+  }>(em, RECENT_KEYS_SQL, [account.id]);
+  await em.nativeUpdate(Account, { id: account.id }, { passwordHash, passwordChangedAt: new Date() });
+  // Endpoints other sessions registered are disabled (a thief's session may have made them); this session's
+  // endpoints pass to the session that replaces it, so a later password change does not take them for a thief's.
   await disableEndpointsOfOtherSessions(em, account.id, principal.sessionId);
+  await em.nativeDelete(Session, { account: account.id });
+  const session = await openSession(em, account.id);
+  await runSql(
+    em,
+    'update webhook_endpoints set created_by_session_id = $3 where account_id = $1 and created_by_session_id = $2',
+    [account.id, principal.sessionId, hashToken(session.token)],
+  );
+  return {
+    session,
+    recentKeys: rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      mode: row.mode,
+      prefix: row.prefix,
+      lastFour: row.last_four,
+      createdAt: new Date(row.created_at),
+    })),
+  };
 }
 
 /** A generated password for an operator's reset: 18 random bytes → 24 URL-safe characters (144 bits). */
@@ -272,6 +336,6 @@ export async function resetPassword(em: EntityManager, emailInput: string, passw
   if (!account) throw new ValidationError([{ path: 'email', message: 'no account has this email' }]);
   const checked = validateNewPassword(password, account.email, 'password');
   const passwordHash = await argon2.hash(checked, { type: argon2.argon2id });
-  await em.nativeUpdate(Account, { id: account.id }, { passwordHash });
+  await em.nativeUpdate(Account, { id: account.id }, { passwordHash, passwordChangedAt: new Date() });
   await em.nativeDelete(Session, { account: account.id });
 }

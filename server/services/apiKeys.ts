@@ -8,7 +8,7 @@ import { Account } from '../db/entities/account.entity.ts';
 import { ApiKey, type ApiKeyMode, type IApiKey } from '../db/entities/apiKey.entity.ts';
 import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
-import { NotFoundError, UnauthenticatedError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, UnauthenticatedError, ValidationError } from '../errors.ts';
 import { isUuid, randomToken } from '../lib/ids.ts';
 import { disableEndpointsCreatedByKey } from '../webhooks/endpoints.ts';
 
@@ -63,10 +63,26 @@ export async function findOrCreateAccount(em: EntityManager, email: string): Pro
   return account.id;
 }
 
+/** Live (not revoked) keys an account may hold per mode by default (MAX_API_KEYS_PER_MODE). */
+export const DEFAULT_MAX_KEYS_PER_MODE = 20;
+
+const LOCK_ACCOUNT_SQL = prepared(`select id from accounts where id = $1 for update`);
+const LIVE_KEYS_SQL = prepared(
+  `select count(*)::int as live from api_keys where account_id = $1 and mode = $2 and revoked_at is null`,
+);
+
+/**
+ * Creates a key of `input.mode` for the account. At most `maxPerMode` keys of one mode may be live at once
+ * (409 `too_many_api_keys`: revoke one first) — budgets are per key under a ceiling per account, and keys
+ * cost nothing to mint, so the cap keeps an account's key list something a person can review. The count and
+ * the insert run in one transaction holding the account row's lock: concurrent creations queue, and 31 at
+ * once still make at most the cap.
+ */
 export async function createApiKey(
   em: EntityManager,
   accountId: string,
   input: { mode: ApiKeyMode; name?: string },
+  maxPerMode = DEFAULT_MAX_KEYS_PER_MODE,
 ): Promise<CreatedApiKey> {
   if (input.mode !== 'test' && input.mode !== 'live') {
     throw new ValidationError([{ path: 'mode', message: 'must be "test" or "live"' }]);
@@ -78,17 +94,29 @@ export async function createApiKey(
   if (unclean) throw new ValidationError([{ path: 'name', message: unclean }]);
   const secret = randomToken(KEY_RANDOM_BYTES);
   const key = `ek_${input.mode}_${secret}`;
-  const apiKey = em.create(ApiKey, {
-    id: randomUUID(),
-    account: accountId,
-    name,
-    mode: input.mode,
-    prefix: `ek_${input.mode}_${secret.slice(0, 4)}`,
-    lastFour: secret.slice(-4),
-    keyHash: hashApiKey(key),
-    createdAt: new Date(),
+  const mode = input.mode;
+  const apiKey = await em.transactional(async (tx) => {
+    await runSql(tx, LOCK_ACCOUNT_SQL, [accountId]);
+    const [count] = await runSql<{ live: number }>(tx, LIVE_KEYS_SQL, [accountId, mode]);
+    if ((count?.live ?? 0) >= maxPerMode) {
+      throw new ConflictError(
+        'too_many_api_keys',
+        `This account already has ${maxPerMode} active ${mode} keys, the most it may hold; revoke one first.`,
+      );
+    }
+    const created = tx.create(ApiKey, {
+      id: randomUUID(),
+      account: accountId,
+      name,
+      mode,
+      prefix: `ek_${mode}_${secret.slice(0, 4)}`,
+      lastFour: secret.slice(-4),
+      keyHash: hashApiKey(key),
+      createdAt: new Date(),
+    });
+    await tx.flush();
+    return created;
   });
-  await em.flush();
   return { key, apiKey };
 }
 

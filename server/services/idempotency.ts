@@ -12,13 +12,20 @@
  *   taken over by the next request: nothing was recorded under it.
  * - A request that fails (validation, database) releases the key: nothing was recorded, so a corrected retry may
  *   use it.
+ * - The report a completed key answered with was deleted (DELETE, retention): the same body claims the key again
+ *   and records a new report — a replay never hands out a dead id.
  * Expired rows are deleted by the housekeeping job (server/jobs/housekeeping.ts); a row past `expires_at` is
  * ignored even before that.
  */
 import { createHash } from 'node:crypto';
 import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
-import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidHeaderError } from '../errors.ts';
+import {
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  InvalidHeaderError,
+  ValidationError,
+} from '../errors.ts';
 import { submissions } from '../observability/metrics.ts';
 import type { Principal } from './apiKeys.ts';
 import type { ServiceContext } from './context.ts';
@@ -46,16 +53,22 @@ export function checkIdempotencyKey(key: string, field = 'Idempotency-Key'): str
   return key;
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
+/** Nesting the fingerprint follows; REST bodies are bounded lower (jsonBody), this guards any other caller. */
+const MAX_FINGERPRINT_DEPTH = 64;
+
+function canonical(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_FINGERPRINT_DEPTH) {
+    throw new ValidationError([
+      { path: '', message: `nests deeper than ${MAX_FINGERPRINT_DEPTH} levels of arrays and objects` },
+    ]);
   }
-  return value;
+  if (Array.isArray(value)) return value.map((item) => canonical(item, depth + 1));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((k) => [k, canonical((value as Record<string, unknown>)[k], depth + 1)]),
+  );
 }
 
 /** SHA-256 (hex) of the body's canonical JSON: objects' keys sorted, no whitespace. */
@@ -73,6 +86,8 @@ const CLAIM_SQL = prepared(`
          report_id = null, created_at = excluded.created_at, locked_at = excluded.locked_at,
          expires_at = excluded.expires_at
    where k.expires_at <= $5 or (k.state = 'in_progress' and k.locked_at < $7)
+      or (k.state = 'completed' and k.fingerprint = $4
+          and not exists (select 1 from reports r where r.id = k.report_id))
   returning true as claimed`);
 
 const READ_SQL = prepared(`

@@ -42,7 +42,15 @@ export async function startChildService(
   const [command, args] = options.npm ? ['npm', ['start']] : [process.execPath, ['server/main.ts']];
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // No drain unless a test asks for one (SHUTDOWN_DRAIN_SECONDS): SIGTERM closes the listener at once.
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'warn',
+      SHUTDOWN_DRAIN_SECONDS: '0',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -64,7 +72,10 @@ export async function startChildService(
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`the service did not become healthy:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL'); // not left running behind a failed start
+      throw new Error(`the service did not become healthy:\n${output}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return {

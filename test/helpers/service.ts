@@ -45,6 +45,8 @@ export function testConfig(db: TestDatabase, overrides: Partial<Config> = {}): C
     logLevel: 'silent',
     poolThreads: 2,
     jobConcurrency: 4,
+    // Tests stop their services at once; the drain has its own test (processes.test.ts).
+    shutdownDrainMs: 0,
     ...overrides,
   };
 }

@@ -25,13 +25,20 @@ const BATCH = 6;
 const CALLS = Math.ceil(REPORT_SLUGS.length / BATCH);
 const THRESHOLD = 3;
 const RETRIES = 1;
-const BUDGET = 1_000;
+/** Tokens a paid call bills: a real batch's order of size, so the budget below is reached mid-report. */
+const PER_CALL = 3_000;
+/** Each call reserves its estimate (a few thousand tokens) first: room for the two calls a report runs at once. */
+const BUDGET = 20_000;
 
 const free = ({ body }: { body: RequestBody }) => ({
   body: completion(answerFor(body), { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }),
 });
 const paid = ({ body }: { body: RequestBody }) => ({
-  body: completion(answerFor(body), { prompt_tokens: 150, completion_tokens: 50, total_tokens: 200 }),
+  body: completion(answerFor(body), {
+    prompt_tokens: PER_CALL - 500,
+    completion_tokens: 500,
+    total_tokens: PER_CALL,
+  }),
 });
 const outage = () => ({ status: 500, body: { error: { message: 'upstream down' } } });
 
@@ -140,11 +147,12 @@ describe('AI step resilience', () => {
     const key = await service.newKey('live');
     fake.reset(paid);
     const first = await report(key);
-    // 200 tokens a call, 2 calls in flight: calls stop once the account's day reaches the budget.
+    // Each call reserves its estimated tokens before it starts, and settles to what it was billed: calls stop
+    // once the account's day (billed + reserved) reaches the budget.
     const calls = fake.requests.length;
-    expect(calls).toBeGreaterThanOrEqual(BUDGET / 200);
+    expect(calls).toBeGreaterThanOrEqual(1);
     expect(calls).toBeLessThan(CALLS);
-    expect(first.usage.total_tokens).toBe(calls * 200);
+    expect(first.usage.total_tokens).toBe(calls * PER_CALL);
     expect(first.usage.fallback_reasons.budget_exhausted).toBeGreaterThan(0);
     expect(first.sources.filter((source) => source === 'builtin')).toHaveLength(
       first.usage.fallback_reasons.budget_exhausted,
@@ -157,11 +165,16 @@ describe('AI step resilience', () => {
           where r.id = ? and d.day = (now() at time zone 'utc')::date`,
         [first.id],
       );
-    expect(Number(day?.tokens)).toBe(calls * 200);
+    expect(Number(day?.tokens)).toBe(calls * PER_CALL);
 
-    // The same account's next report (and its on-demand regeneration): no call at all.
-    const second = await report(key);
-    expect(fake.requests).toHaveLength(calls);
+    // Reservations of calls in flight may stop a run before the billed total reaches the budget; the next
+    // reports use what is left, and once the day is spent a report makes no call at all. Never more than one
+    // call over the budget.
+    let second = await report(key);
+    for (let i = 0; i < 3 && second.usage.calls > 0; i++) second = await report(key);
+    const billed = fake.requests.length;
+    expect(billed * PER_CALL).toBeGreaterThanOrEqual(BUDGET - 2 * PER_CALL);
+    expect(billed * PER_CALL).toBeLessThan(BUDGET + PER_CALL);
     expect(second.usage.fallback_reasons).toEqual({ budget_exhausted: REPORT_SLUGS.length });
     const regenerated = await service.request(`${API}/reports/${second.id}/analysis/revenue/ai-analysis`, {
       method: 'POST',
@@ -169,7 +182,7 @@ describe('AI step resilience', () => {
     });
     expect(regenerated.status).toBe(200);
     expect(regenerated.body.ai_source).toBe('builtin');
-    expect(fake.requests).toHaveLength(calls);
+    expect(fake.requests).toHaveLength(billed);
 
     // Another account is not affected.
     const otherKey = await service.newKey('live');
@@ -180,7 +193,7 @@ describe('AI step resilience', () => {
     });
     expect(one.status).toBe(200);
     expect(one.body.ai_source).toBe('model');
-    expect(fake.requests).toHaveLength(calls + 1);
+    expect(fake.requests).toHaveLength(billed + 1);
   });
 
   it('puts the verdict and its drivers (contract 1) in every prompt of an on-demand run', async () => {
@@ -208,6 +221,45 @@ describe('AI step resilience', () => {
           { label: '净资产收益率', effect: 2.2 },
         ],
       });
+    }
+  });
+
+  it('treats the daily token budget as a ceiling: with AI_DAILY_TOKEN_BUDGET=1 a report makes one model call', async () => {
+    const tight = await startTestService('postgres', {
+      aiModel: 'fake-model',
+      aiBaseUrl: fake.baseUrl,
+      aiTimeoutMs: 2_000,
+      aiMaxRetries: 0,
+      aiConcurrency: 8,
+      aiReportConcurrency: 8,
+      aiBatchSize: BATCH,
+      aiDailyTokenBudget: 1,
+    });
+    try {
+      // A slow model: the batched calls of the report all start together, as in production.
+      fake.reset(({ body }) => ({ ...paid({ body }), delayMs: 200 }));
+      const key = await tight.newKey('live');
+      const submitted = await tight.request(`${API}/reports/financial`, {
+        method: 'POST',
+        key,
+        body: { ...fixture('general_new-3y'), ai_auto_analysis: 1 },
+      });
+      const done = await waitForReport(tight, key, submitted.body.report_id);
+      expect(done.body.status).toBe('success');
+      expect(fake.requests).toHaveLength(1);
+      expect(done.body.ai_usage.calls).toBe(1);
+      // 43 items in batches of 7 or 6: every batch but the admitted one falls back.
+      expect(done.body.ai_usage.fallback_reasons.budget_exhausted).toBeGreaterThanOrEqual(
+        REPORT_SLUGS.length - BATCH - 1,
+      );
+      // The day holds what the call was billed, not its reservation.
+      const [day] = await tight.services.db.orm.em
+        .fork()
+        .getConnection()
+        .execute(`select tokens from ai_daily_usage where day = (now() at time zone 'utc')::date`);
+      expect(Number(day?.tokens)).toBe(PER_CALL);
+    } finally {
+      await tight.close();
     }
   });
 

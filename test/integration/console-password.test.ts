@@ -36,19 +36,85 @@ describe('password change in the console', () => {
   const sessionStatus = async (who: { cookie: string }) =>
     (await service.request('/api/v1/console/session', { headers: { Cookie: who.cookie } })).status;
 
-  it('changes the password: the old one stops working, this session stays, the others end', async () => {
+  it('changes the password: the old one stops working, every session and CSRF token ends, this page gets a new one', async () => {
     const email = `pw-${randomUUID()}@example.com`;
     const here = await signIn(email, PASSWORD, 'signup');
     const elsewhere = await signIn(email, PASSWORD);
 
     const changed = await change(here, { current_password: PASSWORD, new_password: NEW_PASSWORD });
-    expect(changed.status, changed.text).toBe(204);
+    expect(changed.status, changed.text).toBe(200);
     expect(changed.headers.get('cache-control')).toBe('no-store');
+    const renewed = {
+      cookie: changed.headers.get('set-cookie')!.split(';')[0]!,
+      csrf: changed.body.csrf_token as string,
+    };
+    expect(changed.body.email).toBe(email);
+    expect(renewed.csrf).not.toBe(here.csrf);
+    expect(renewed.cookie).not.toBe(here.cookie);
 
-    expect(await sessionStatus(here)).toBe(200);
+    // The old cookie and its CSRF token (a thief's copy of this session) are dead; the new pair works.
+    expect(await sessionStatus(here)).toBe(401);
     expect(await sessionStatus(elsewhere)).toBe(401);
+    expect(await sessionStatus(renewed)).toBe(200);
+    const oldToken = await service.request('/graphql', {
+      method: 'POST',
+      body: { query: '{ viewer { email } }' },
+      headers: { Cookie: here.cookie, 'X-CSRF-Token': here.csrf },
+    });
+    expect(oldToken.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    const fresh = await service.request('/graphql', {
+      method: 'POST',
+      body: { query: '{ viewer { email } }' },
+      headers: { Cookie: renewed.cookie, 'X-CSRF-Token': renewed.csrf },
+    });
+    expect(fresh.body.data.viewer.email).toBe(email);
     expect((await post('login', { email, password: PASSWORD })).status).toBe(401);
     await signIn(email, NEW_PASSWORD);
+  });
+
+  it('lists the active keys made under the old password, so a thief’s keys are seen', async () => {
+    const email = `pw-${randomUUID()}@example.com`;
+    const owner = await signIn(email, PASSWORD, 'signup');
+    const createKey = (who: { cookie: string; csrf: string }, name: string) =>
+      service.request('/graphql', {
+        method: 'POST',
+        body: { query: `mutation { createApiKey(mode: live, name: "${name}") { apiKey { id } } }` },
+        headers: { Cookie: who.cookie, 'X-CSRF-Token': who.csrf },
+      });
+    const revoked = await createKey(owner, 'old and revoked');
+    await service.request('/graphql', {
+      method: 'POST',
+      body: { query: `mutation { revokeApiKey(id: "${revoked.body.data.createApiKey.apiKey.id}") { id } }` },
+      headers: { Cookie: owner.cookie, 'X-CSRF-Token': owner.csrf },
+    });
+    // A thief with the password signs in elsewhere, mints a key and signs out again.
+    const thief = await signIn(email, PASSWORD);
+    const minted = await createKey(thief, 'innocent looking');
+    expect(minted.status, minted.text).toBe(200);
+    await post('logout', {}, { Cookie: thief.cookie, 'X-CSRF-Token': thief.csrf });
+
+    const changed = await change(owner, { current_password: PASSWORD, new_password: NEW_PASSWORD });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.recent_keys).toEqual([
+      expect.objectContaining({
+        id: minted.body.data.createApiKey.apiKey.id,
+        name: 'innocent looking',
+        mode: 'live',
+        prefix: expect.stringMatching(/^ek_live_/),
+      }),
+    ]);
+
+    // After the change, keys made from then on are not "under the old password".
+    const renewed = {
+      cookie: changed.headers.get('set-cookie')!.split(';')[0]!,
+      csrf: changed.body.csrf_token as string,
+    };
+    const again = await change(renewed, {
+      current_password: NEW_PASSWORD,
+      new_password: PASSWORD + ' again',
+    });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.recent_keys).toEqual([]);
   });
 
   it('refuses a wrong current password on its field, and a new one that breaks the rules on its field', async () => {

@@ -29,7 +29,9 @@ describe('GraphQL query counts on postgres', () => {
   let key: string;
 
   beforeAll(async () => {
-    service = await startTestService('postgres');
+    // One point per request: this file counts the statements of data loading, and pricing reads by cost adds one
+    // rate-limit statement to a costly query (docs/api-behaviour.md#rate-limits; tested in tenant-fairness).
+    service = await startTestService('postgres', { graphqlCostPerRead: 0 });
     client = await connect(service.db.databaseUrl!);
     const email = `counts-${randomUUID()}@example.com`;
     key = await service.newKey('test', email);

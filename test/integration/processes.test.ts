@@ -187,6 +187,49 @@ describe('processes', { timeout: 180_000 }, () => {
     }
   });
 
+  it('on SIGTERM an api drains: /readyz 503 while it keeps serving new connections, then closes its listener', async () => {
+    const { env } = await setUp();
+    const drainSeconds = 3;
+    const api = await start({
+      ...env,
+      ...SMALL,
+      ROLE: 'api',
+      SHUTDOWN_DRAIN_SECONDS: String(drainSeconds),
+      SHUTDOWN_GRACE_SECONDS: '10',
+      LOG_LEVEL: 'info',
+    });
+    const key = await newKey(env);
+    const signalled = Date.now();
+    api.child.kill('SIGTERM');
+    await until('readiness to turn 503', async () =>
+      (await fetch(`${api.url}/readyz`)).status === 503 ? true : undefined,
+    );
+    // Twenty requests on new connections during the drain: every one answered, none reset.
+    const during = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`${api.url}/api/v1/developer/catalogue`, { headers: { 'X-API-Key': key } }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            return response.status;
+          },
+          () => 'reset',
+        ),
+      ),
+    );
+    expect(Date.now() - signalled).toBeLessThan(drainSeconds * 1000);
+    expect(during).toEqual(Array(20).fill(200));
+    await until('the listener to close', async () =>
+      (await fetch(`${api.url}/healthz`).then(
+        () => false,
+        () => true,
+      ))
+        ? true
+        : undefined,
+    );
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(drainSeconds * 1000 - 100);
+    expect(await api.exited, api.output()).toEqual({ code: 0, signal: null });
+  });
+
   it('on SIGTERM under load answers requests in flight, hands running jobs back, exits 0 within the grace', async () => {
     const { env, observer } = await setUp();
     const grace = 6;

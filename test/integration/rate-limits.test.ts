@@ -15,6 +15,11 @@ const READS = 5;
 const SUBMISSIONS = 2;
 const AI = 2;
 
+/** The account ceiling's policy, after the key's (the defaults: this file sizes only the per-key budgets). */
+const { accountRateLimits } = loadConfig({});
+const accountPolicy = (budget: 'reads' | 'submissions' | 'ai_regeneration') =>
+  `"${budget}_account";q=${accountRateLimits[budget].points};w=${Math.ceil(accountRateLimits[budget].windowSeconds)}`;
+
 describe.each(['postgres', 'pglite'] as const)('per-key rate limits on %s', (backend) => {
   let service: TestService;
 
@@ -41,8 +46,12 @@ describe.each(['postgres', 'pglite'] as const)('per-key rate limits on %s', (bac
     for (let i = 0; i < READS; i++) {
       const response = await read(key);
       expect(response.status).toBe(200);
-      expect(response.headers.get('ratelimit-policy')).toBe(`"reads";q=${READS};w=60`);
-      expect(response.headers.get('ratelimit')).toMatch(new RegExp(`^"reads";r=${READS - 1 - i};t=\\d+$`));
+      expect(response.headers.get('ratelimit-policy')).toBe(
+        `"reads";q=${READS};w=60, ${accountPolicy('reads')}`,
+      );
+      expect(response.headers.get('ratelimit')).toMatch(
+        new RegExp(`^"reads";r=${READS - 1 - i};t=\\d+, "reads_account";r=\\d+;t=\\d+$`),
+      );
     }
     const refused = await read(key);
     expect(refused.status).toBe(429);
@@ -51,7 +60,7 @@ describe.each(['postgres', 'pglite'] as const)('per-key rate limits on %s', (bac
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(refused.headers.get('ratelimit')).toMatch(/^"reads";r=0;t=\d+$/);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"reads";r=0;t=\d+, "reads_account";r=\d+;t=\d+$/);
     // GraphQL with the same key shares the budget.
     const overGraphql = await graphql(service, key, '{ __typename }');
     expect(overGraphql.status).toBe(429);
@@ -92,7 +101,9 @@ describe.each(['postgres', 'pglite'] as const)('per-key rate limits on %s', (bac
       service.request('/api/v1/developer/reports/financial', { method: 'POST', key, body: { nothing: 1 } });
     const first = await submit();
     expect(first.status).toBe(422);
-    expect(first.headers.get('ratelimit-policy')).toBe(`"submissions";q=${SUBMISSIONS};w=60`);
+    expect(first.headers.get('ratelimit-policy')).toBe(
+      `"submissions";q=${SUBMISSIONS};w=60, ${accountPolicy('submissions')}`,
+    );
     const mutation = await graphql(
       service,
       key,
@@ -112,7 +123,9 @@ describe.each(['postgres', 'pglite'] as const)('per-key rate limits on %s', (bac
       service.request(`/api/v1/developer/reports/${id}/ai-analysis`, { method: 'POST', key });
     const first = await rest();
     expect(first.status).toBe(404);
-    expect(first.headers.get('ratelimit-policy')).toBe(`"ai_regeneration";q=${AI};w=3600`);
+    expect(first.headers.get('ratelimit-policy')).toBe(
+      `"ai_regeneration";q=${AI};w=3600, ${accountPolicy('ai_regeneration')}`,
+    );
     const viaGraphql = await graphql(
       service,
       key,

@@ -9,6 +9,8 @@ export const Account = defineEntity({
     email: p.string().length(320).unique(),
     // argon2id hash; null until the account signs up through the console (accounts made by the CLI have none).
     passwordHash: p.text().nullable(),
+    // When the password was last set (sign-up, change, reset); null for accounts older than the column.
+    passwordChangedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -9,6 +9,7 @@ import { Migration20261123200000_rate_limits } from './Migration20261123200000_r
 import { Migration20261123210000_webhooks } from './Migration20261123210000_webhooks.ts';
 import { Migration20261125180000_webhook_fairness } from './Migration20261125180000_webhook_fairness.ts';
 import { Migration20261125190000_benchmarks } from './Migration20261125190000_benchmarks.ts';
+import { Migration20261125190000_password_changed_at } from './Migration20261125190000_password_changed_at.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -22,4 +23,8 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261123210000_webhooks', class: Migration20261123210000_webhooks },
   { name: 'Migration20261125180000_webhook_fairness', class: Migration20261125180000_webhook_fairness },
   { name: 'Migration20261125190000_benchmarks', class: Migration20261125190000_benchmarks },
+  {
+    name: 'Migration20261125190000_password_changed_at',
+    class: Migration20261125190000_password_changed_at,
+  },
 ];

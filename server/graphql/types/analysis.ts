@@ -7,7 +7,7 @@ import { isAnalysisSlug, REPORT_SLUGS } from '../../../worker/engine/registry.ts
 import type { AiSource } from '../../ai/types.ts';
 import { NotReadyError } from '../../errors.ts';
 import { rateLimitsOf } from '../../lib/rateLimits.ts';
-import { budgetSubject } from '../../middlewares/rateLimit.ts';
+import { spendBudget } from '../../middlewares/rateLimit.ts';
 import { presentAnalysisItem } from '../../presenters/reportPresenter.ts';
 import { generateAnalysisItemAi, generateReportAiAnalysis } from '../../services/aiAnalysis.ts';
 import { pickAnalysisItem } from '../../services/reportBatch.ts';
@@ -137,11 +137,7 @@ builder.mutationField('generateAiAnalysis', (t) =>
     },
     resolve: async (_root, { reportId, slug }, ctx) => {
       // The REST routes' ai_regeneration budget, per key (20 an hour by default).
-      await rateLimitsOf(ctx.services).take(
-        'ai_regeneration',
-        budgetSubject(ctx.principal),
-        'AI regenerations with this API key (per hour)',
-      );
+      await spendBudget(rateLimitsOf(ctx.services), 'ai_regeneration', ctx.principal);
       if (slug) {
         return [
           presentAnalysisItem(

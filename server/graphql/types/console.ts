@@ -11,6 +11,8 @@
 import type { ApiKeyMode, IApiKey } from '../../db/entities/apiKey.entity.ts';
 import { API_KEY_MODES } from '../../db/entities/apiKey.entity.ts';
 import { ForbiddenError } from '../../errors.ts';
+import { rateLimitsOf } from '../../lib/rateLimits.ts';
+import { spendBudget } from '../../middlewares/rateLimit.ts';
 import { iso, presentReport } from '../../presenters/reportPresenter.ts';
 import type { ConsolePrincipal } from '../../services/accounts.ts';
 import { createApiKey, listApiKeys, revokeApiKeyById } from '../../services/apiKeys.ts';
@@ -28,6 +30,13 @@ function consoleSession(ctx: GraphQLContext): ConsolePrincipal {
     );
   }
   return ctx.session;
+}
+
+/** A console write (keys, share links): the session, then one point of the `submissions` budget, as any write. */
+async function consoleWrite(ctx: GraphQLContext): Promise<ConsolePrincipal> {
+  const session = consoleSession(ctx);
+  await spendBudget(rateLimitsOf(ctx.services), 'submissions', ctx.principal);
+  return session;
 }
 
 export const ApiKeyModeEnum = builder.enumType('ApiKeyMode', {
@@ -133,17 +142,22 @@ builder.queryField('apiKeys', (t) =>
 builder.mutationField('createApiKey', (t) =>
   t.field({
     type: CreatedApiKeyRef,
-    description: 'Creates a key; the answer holds the full key, which is never shown again. Console only.',
+    description:
+      'Creates a key; the answer holds the full key, which is never shown again. At most MAX_API_KEYS_PER_MODE ' +
+      '(20) active keys per mode: more → TOO_MANY_API_KEYS (revoke one first). Spends the session’s ' +
+      '`submissions` budget, as every console write does. Console only.',
     args: {
       name: t.arg.string({ description: 'At most 100 characters; blank → "<mode> key".' }),
       mode: t.arg({ type: ApiKeyModeEnum, required: true }),
     },
     resolve: async (_root, { name, mode }, ctx) => {
-      const { accountId } = consoleSession(ctx);
-      const created = await createApiKey(ctx.services.db.orm.em.fork(), accountId, {
-        mode,
-        name: name ?? undefined,
-      });
+      const { accountId } = await consoleWrite(ctx);
+      const created = await createApiKey(
+        ctx.services.db.orm.em.fork(),
+        accountId,
+        { mode, name: name ?? undefined },
+        ctx.services.config.maxApiKeysPerMode,
+      );
       return { apiKey: presentApiKey(created.apiKey), key: created.key };
     },
   }),
@@ -157,7 +171,7 @@ builder.mutationField('revokeApiKey', (t) =>
       'nothing. Another account’s key is NOT_FOUND. Console only.',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, { id }, ctx) => {
-      const { accountId } = consoleSession(ctx);
+      const { accountId } = await consoleWrite(ctx);
       return presentApiKey(await revokeApiKeyById(ctx.services.db.orm.em.fork(), accountId, String(id)));
     },
   }),
@@ -179,7 +193,7 @@ builder.mutationField('updateReportShare', (t) =>
       }),
     },
     resolve: async (_root, args, ctx) => {
-      const { accountId } = consoleSession(ctx);
+      const { accountId } = await consoleWrite(ctx);
       // graphql-js leaves an argument that was not given out of `args`; an explicit null is there as null.
       const report = await updateShareSettings(
         ctx.services.db.orm.em.fork(),
@@ -202,7 +216,7 @@ builder.mutationField('rotateShareToken', (t) =>
       'Gives a successful report a new share token: the old link answers 404 from now on. Console only.',
     args: { reportId: t.arg.id({ required: true }) },
     resolve: async (_root, { reportId }, ctx) => {
-      const { accountId } = consoleSession(ctx);
+      const { accountId } = await consoleWrite(ctx);
       const report = await rotateShareToken(ctx.services.db.orm.em.fork(), accountId, String(reportId));
       return presentReport(report, ctx.services.config.appUrl);
     },

@@ -4,7 +4,7 @@
  */
 
 import { rateLimitsOf } from '../../lib/rateLimits.ts';
-import { budgetSubject } from '../../middlewares/rateLimit.ts';
+import { spendBudget } from '../../middlewares/rateLimit.ts';
 import { presentReport } from '../../presenters/reportPresenter.ts';
 import { deleteReport } from '../../services/reportDeletion.ts';
 import { DEFAULT_PAGE_SIZE, listReports, MAX_PAGE_SIZE } from '../../services/reportList.ts';
@@ -132,11 +132,7 @@ builder.mutationField('deleteReport', (t) =>
     args: { reportId: t.arg.id({ required: true }) },
     resolve: async (_root, { reportId }, ctx) => {
       // A write, like REST DELETE: it spends the submissions budget.
-      await rateLimitsOf(ctx.services).take(
-        'submissions',
-        budgetSubject(ctx.principal),
-        'writes with this API key',
-      );
+      await spendBudget(rateLimitsOf(ctx.services), 'submissions', ctx.principal);
       return deleteReport(ctx.services, ctx.principal, String(reportId));
     },
   }),

@@ -10,7 +10,7 @@
 import { submissionSchema } from '../../../schema/submission.ts';
 import { NotFoundError } from '../../errors.ts';
 import { rateLimitsOf } from '../../lib/rateLimits.ts';
-import { budgetSubject } from '../../middlewares/rateLimit.ts';
+import { spendBudget } from '../../middlewares/rateLimit.ts';
 import { presentReport, presentSubmission, presentTask } from '../../presenters/reportPresenter.ts';
 import { submitReportIdempotently } from '../../services/idempotency.ts';
 import { builder } from '../builder.ts';
@@ -143,11 +143,7 @@ builder.mutationField('submitFinancialReport', (t) =>
       }),
     },
     resolve: async (_root, { input, idempotencyKey }, ctx) => {
-      await rateLimitsOf(ctx.services).take(
-        'submissions',
-        budgetSubject(ctx.principal),
-        'submissions with this API key',
-      );
+      await spendBudget(rateLimitsOf(ctx.services), 'submissions', ctx.principal);
       const { receipt, replayed } = await submitReportIdempotently(
         ctx.services,
         ctx.principal,

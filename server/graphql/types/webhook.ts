@@ -3,7 +3,7 @@
  * services and presenters (server/webhooks/), with an API key or a console session (its account and mode).
  */
 import { rateLimitsOf } from '../../lib/rateLimits.ts';
-import { budgetSubject } from '../../middlewares/rateLimit.ts';
+import { spendBudget } from '../../middlewares/rateLimit.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -154,11 +154,7 @@ builder.queryFields((t) => ({
 
 /** Every webhook mutation field spends the `submissions` budget, as its REST twin does (each alias counts). */
 async function spendSubmissions(ctx: GraphQLContext): Promise<void> {
-  await rateLimitsOf(ctx.services).take(
-    'submissions',
-    budgetSubject(ctx.principal),
-    'submissions with this API key',
-  );
+  await spendBudget(rateLimitsOf(ctx.services), 'submissions', ctx.principal);
 }
 
 builder.mutationFields((t) => ({

@@ -103,14 +103,28 @@ export async function logOut(csrfToken: string | null): Promise<void> {
   await send('logout', { method: 'POST', headers: csrfToken ? { 'X-CSRF-Token': csrfToken } : {} });
 }
 
-/** Changes the signed-in user's password; the server ends the account's other sessions. */
+/** An active key made since the password was last set, listed after a change for the owner to review. */
+export interface RecentKeyInfo {
+  id: string;
+  name: string;
+  mode: string;
+  prefix: string;
+  last_four: string;
+  created_at: string;
+}
+
+/**
+ * Changes the signed-in user's password; the server ends every session of the account and answers with a
+ * new one for this page (new CSRF token; the cookie is replaced) and the keys made under the old password.
+ */
 export async function changePassword(
   csrfToken: string,
   currentPassword: string,
   newPassword: string,
-): Promise<void> {
-  await send('password', {
+): Promise<ConsoleSessionInfo & { recent_keys: RecentKeyInfo[] }> {
+  const response = await send('password', {
     ...json({ current_password: currentPassword, new_password: newPassword }),
     headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrfToken },
   });
+  return (await response.json()) as ConsoleSessionInfo & { recent_keys: RecentKeyInfo[] };
 }

@@ -91,7 +91,9 @@ export function useConsoleSession() {
         throw new ConsoleApiError(401, 'unauthenticated', 'Not signed in.');
       }
       try {
-        await changePassword(state.csrfToken, currentPassword, newPassword);
+        const changed = await changePassword(state.csrfToken, currentPassword, newPassword);
+        adopt(changed);
+        return changed.recent_keys;
       } catch (error) {
         if (error instanceof ConsoleApiError && error.status === 401) expire();
         throw error;
