@@ -767,12 +767,34 @@ describe('webhook limits and revocation, per account', () => {
       headers: owner,
       body: { current_password: PASSWORD, new_password: 'Plum-orchard 7 violet kettles' },
     });
-    expect(changed.status, changed.text).toBe(204);
-    const seen = await endpointsSeenBy(owner);
+    // Every session ends with a password change; the answer opens the owner's new one (issue 21).
+    expect(changed.status, changed.text).toBe(200);
+    const renewed = {
+      ...owner,
+      Cookie: changed.headers.get('set-cookie')!.split(';')[0]!,
+      'X-CSRF-Token': changed.body.csrf_token as string,
+    };
+    const seen = await endpointsSeenBy(renewed);
     expect(seen.find((e) => e.id === thiefs)).toMatchObject({
       enabled: false,
       disabledReason: expect.stringContaining('password was changed'),
     });
     expect(seen.find((e) => e.id === owners)).toMatchObject({ enabled: true });
+    // The owner's endpoints passed to the new session: a second password change leaves them enabled.
+    const again = await service.request('/api/v1/console/password', {
+      method: 'POST',
+      headers: renewed,
+      body: {
+        current_password: 'Plum-orchard 7 violet kettles',
+        new_password: 'Quiet harbour 9 amber lanterns',
+      },
+    });
+    expect(again.status, again.text).toBe(200);
+    const after = await endpointsSeenBy({
+      ...renewed,
+      Cookie: again.headers.get('set-cookie')!.split(';')[0]!,
+      'X-CSRF-Token': again.body.csrf_token as string,
+    });
+    expect(after.find((e) => e.id === owners)).toMatchObject({ enabled: true });
   });
 });
