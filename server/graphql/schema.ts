@@ -12,6 +12,7 @@ import './types/catalogue.ts';
 import './types/submission.ts';
 import './types/console.ts';
 import './types/webhook.ts';
+import './types/import.ts';
 
 // Definition order, not alphabetical: fields read in the presenters' order and enum values in their meaning's
 // (queued → store → … → done), in introspection and in schema/schema.graphql alike.

@@ -78,6 +78,15 @@ export interface Reconciliation {
   difference: string;
 }
 
+/** Two sheets giving one year's line different current amounts (e.g. a workbook per year and a 5-year one). */
+export interface Conflict {
+  sheet_type: SheetType;
+  item_name: string;
+  year: number;
+  values: [string, string];
+  message: string;
+}
+
 export interface SubtotalMismatch {
   sheet_type: SheetType;
   year: number;
@@ -100,6 +109,7 @@ export interface ImportMapping {
   sheets: MappedSheet[];
   skipped_sheets: { file: string; sheet: string; reason: string }[];
   reconciliation: Reconciliation[];
+  conflicts: Conflict[];
   subtotal_mismatches: SubtotalMismatch[];
   summary: {
     rows: number;
@@ -118,6 +128,8 @@ export interface ImportResult {
   submission: Record<string, unknown>;
   mapping: ImportMapping;
 }
+
+const FOOTER = /负责人|制表人|复核人|审核人|填表人|编制日期|报出日期/u;
 
 const columnName = (index: number): string => {
   let name = '';
@@ -208,6 +220,7 @@ function mapSheet(
   collected: Collected,
   priorColumnYears: Set<string>,
   rowOf: Map<string, MappedRow>,
+  conflicts: Conflict[],
 ): MappedSheet {
   const { grid, layout } = parsed;
   const sheetType = layout.sheetType!;
@@ -269,8 +282,9 @@ function mapSheet(
           ...(read.error ? { error: read.error } : {}),
         };
       });
-      if (label === '' && amounts.every((a) => a.raw === null)) continue;
       if (label === '') continue;
+      // The signature line under a statement (单位负责人：… 会计机构负责人：…) ends it.
+      if (FOOTER.test(label)) break;
       const lineNoText =
         block.lineNoColumn === null ? '' : cellText(cells[block.lineNoColumn]).normalize('NFKC').trim();
       const lineNo = /^\d{1,3}$/u.test(lineNoText) ? Number(lineNoText) : null;
@@ -317,6 +331,14 @@ function mapSheet(
           entry.prior = amount.value;
           entry.priorExplicit = true;
         } else {
+          if (entry.current !== undefined && !new Decimal(entry.current).equals(amount.value))
+            conflicts.push({
+              sheet_type: sheetType,
+              item_name: match.key,
+              year: targetYear,
+              values: [entry.current, amount.value],
+              message: `${grid.file} › ${grid.sheet} row ${input.row} gives ${amount.value}; another sheet gave ${entry.current} (the last one read is used)`,
+            });
           entry.current = amount.value;
           rowOf.set(`${sheetType}:${targetYear}:${match.key}`, row);
         }
@@ -403,8 +425,9 @@ export async function importStatements(
   const collected: Collected = new Map(SHEET_TYPES.map((s) => [s, new Map()]));
   const priorColumnYears = new Set<string>();
   const rowOf = new Map<string, MappedRow>();
+  const conflicts: Conflict[] = [];
   const sheets = parsed.map((p) =>
-    mapSheet(p, standard.value, overrides, collected, priorColumnYears, rowOf),
+    mapSheet(p, standard.value, overrides, collected, priorColumnYears, rowOf, conflicts),
   );
 
   // Years: every year with a current amount. Prior amounts: the sheet's own prior column; else, where the
@@ -537,6 +560,7 @@ export async function importStatements(
       sheets,
       skipped_sheets: skipped,
       reconciliation,
+      conflicts,
       subtotal_mismatches: subtotalMismatches,
       summary,
       validation: validation.ok ? { ok: true, errors: [] } : { ok: false, errors: validation.errors },

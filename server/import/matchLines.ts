@@ -131,8 +131,15 @@ export function matchRows(
   rows.forEach((row, index) => {
     const all = candidatesFor(sheet, row.label);
     const strong = all.filter((c) => !c.fallback);
-    let inStandard = strong.filter((c) => c.def.standards.includes(standard));
-    if (inStandard.length === 0) inStandard = strong;
+    const inStandard = strong.filter((c) => c.def.standards.includes(standard));
+    if (strong.length > 0 && inStandard.length === 0) {
+      const other = strong[0]!.def;
+      results.push({
+        status: 'unknown',
+        reason: `${other.nameZh} is a line of the ${other.standards.join('/')} format, not of ${standard}'s`,
+      });
+      return;
+    }
     if (inStandard.length > 1) {
       results.push({
         status: 'ambiguous',

@@ -7,6 +7,7 @@ import type { Context, Next } from 'koa';
 import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
 import { REPORT_STATUSES, type ReportStatus } from '../db/entities/report.entity.ts';
 import { ValidationError } from '../errors.ts';
+import { addImportRoutes } from '../import/importRoutes.ts';
 import { conditionalGet } from '../middlewares/conditional.ts';
 import { rateLimit } from '../middlewares/rateLimit.ts';
 import {
@@ -179,6 +180,7 @@ export function developerRoutes(services: ServiceContext): Router<State> {
   });
 
   addWebhookRoutes(router, services);
+  addImportRoutes(router, services);
 
   return router;
 }
