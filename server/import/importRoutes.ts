@@ -3,9 +3,10 @@
  * with the mapping beside it) and GET /templates/{standard}.xlsx. Mounted on the developer router, after its
  * API-key authentication.
  */
-import type { Router } from '@koa/router';
+import { Router } from '@koa/router';
+import type { Context } from 'koa';
 import { ACCOUNTING_STANDARDS, type AccountingStandard } from '../../worker/types.ts';
-import { RouteNotFoundError, ValidationError } from '../errors.ts';
+import { NotFoundError, ValidationError } from '../errors.ts';
 import { rateLimit } from '../middlewares/rateLimit.ts';
 import { presentSubmission, reportPath, taskPath } from '../presenters/reportPresenter.ts';
 import { POLL_AFTER_SECONDS } from '../rest/developerRoutes.ts';
@@ -47,14 +48,26 @@ export function addImportRoutes(router: Router<{ principal: Principal }>, servic
     ctx.body = { ...presentSubmission(receipt), mapping: outcome.mapping };
   });
 
-  router.get('/templates/:file', rateLimit('reads'), async (ctx) => {
-    const match = /^([a-z_]+)\.xlsx$/.exec(ctx.params.file ?? '');
-    const standard = match?.[1];
-    if (!standard || !(ACCOUNTING_STANDARDS as readonly string[]).includes(standard))
-      throw new RouteNotFoundError('GET', ctx.path);
-    ctx.set('Cache-Control', 'private, max-age=3600');
-    ctx.set('Content-Disposition', `attachment; filename="${standard}.xlsx"`);
-    ctx.type = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
-    ctx.body = await buildTemplate(standard as AccountingStandard);
-  });
+  router.get('/templates/:file', rateLimit('reads'), sendTemplate);
+}
+
+async function sendTemplate(ctx: Context): Promise<void> {
+  const match = /^([a-z_]+)\.xlsx$/.exec(ctx.params.file ?? '');
+  const standard = match?.[1];
+  if (!standard || !(ACCOUNTING_STANDARDS as readonly string[]).includes(standard))
+    throw new NotFoundError('template', ctx.params.file ?? '');
+  ctx.set('Cache-Control', 'public, max-age=3600');
+  ctx.set('Content-Disposition', `attachment; filename="${standard}.xlsx"`);
+  ctx.type = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+  ctx.body = await buildTemplate(standard as AccountingStandard);
+}
+
+/**
+ * The same templates without an API key at /templates/{standard}.xlsx, for the console's import page and the
+ * README: they are the official forms, no account data.
+ */
+export function publicTemplateRoutes(): Router {
+  const router = new Router();
+  router.get('/templates/:file', sendTemplate);
+  return router;
 }
