@@ -362,7 +362,8 @@ function mapSheet(
   };
 }
 
-const AMOUNT_FIELDS: Record<SheetType, [string, string]> = {
+/** The body's two amount fields of each sheet: current, prior. */
+export const AMOUNT_FIELDS: Record<SheetType, [string, string]> = {
   income: ['current_year_amount', 'last_year_amount'],
   balance: ['ending_balance', 'beginning_balance'],
   cash_flow: ['current_year_amount', 'last_year_amount'],

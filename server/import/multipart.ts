@@ -74,21 +74,19 @@ export function readMultipart(ctx: Context, timeoutMs: number): Promise<Multipar
     });
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated)
-        fail(
-          new ImportFileError(
-            'import_too_many_files',
-            `The field ${name.slice(0, 40)} is longer than ${IMPORT_LIMITS.maxFieldBytes} bytes.`,
-          ),
+        deferred ??= new ImportFileError(
+          'import_too_many_files',
+          `The field ${name.slice(0, 40)} is longer than ${IMPORT_LIMITS.maxFieldBytes} bytes.`,
         );
       else fields[name] = value;
     });
-    const tooMany = () =>
-      fail(
-        new ImportFileError(
-          'import_too_many_files',
-          `At most ${IMPORT_LIMITS.maxFiles} files and ${IMPORT_LIMITS.maxFields} fields can be imported at once.`,
-        ),
+    // Like a file over the limit: answered once the body has been read (busboy skips the parts beyond).
+    const tooMany = () => {
+      deferred ??= new ImportFileError(
+        'import_too_many_files',
+        `At most ${IMPORT_LIMITS.maxFiles} files and ${IMPORT_LIMITS.maxFields} fields can be imported at once.`,
       );
+    };
     parser.on('filesLimit', tooMany);
     parser.on('fieldsLimit', tooMany);
     parser.on('partsLimit', tooMany);

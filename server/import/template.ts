@@ -10,6 +10,7 @@ import ExcelJS from 'exceljs';
 import { type FormLine, formLines, STATEMENT_FORMS } from '../../worker/catalogue/lineItems.ts';
 import type { AccountingStandard, SheetType } from '../../worker/types.ts';
 import { ENTERPRISE_FIELDS, ENTERPRISE_SHEET_NAME } from './enterpriseSheet.ts';
+import { AMOUNT_FIELDS } from './importStatements.ts';
 
 interface BodyItem {
   item_name: string;
@@ -51,12 +52,6 @@ const COLUMNS: Record<SheetType, Record<'general' | 'small', [string, string]>> 
   // 会小企02/03表 print 本年累计金额 | 本月金额; the template asks for the prior year instead (the API needs it).
   income: { general: ['本期金额', '上期金额'], small: ['本年累计金额', '上年金额'] },
   cash_flow: { general: ['本期金额', '上期金额'], small: ['本年累计金额', '上年金额'] },
-};
-
-const AMOUNT_FIELDS: Record<SheetType, [string, string]> = {
-  income: ['current_year_amount', 'last_year_amount'],
-  balance: ['ending_balance', 'beginning_balance'],
-  cash_flow: ['current_year_amount', 'last_year_amount'],
 };
 
 /** The label printed for a line: 一、营业收入, 减：营业成本, 其中：利息费用, 加：期初现金及现金等价物余额. */
