@@ -4,6 +4,7 @@
 import Koa from 'koa';
 import { RouteNotFoundError } from './errors.ts';
 import { graphqlMiddleware } from './graphql/index.ts';
+import { publicTemplateRoutes } from './import/importRoutes.ts';
 import { rateLimitsOf } from './lib/rateLimits.ts';
 import { accessLog } from './middlewares/accessLog.ts';
 import { closeUnreadBody } from './middlewares/closeUnreadBody.ts';
@@ -58,6 +59,7 @@ export function buildApp(services: ServiceContext, options: AppOptions = {}): Ko
   app.use(consoleRoutes(services).routes());
   app.use(graphqlMiddleware(services));
   app.use(docsRoutes());
+  app.use(publicTemplateRoutes().routes());
   app.use(problemPageRoutes());
   // Last: the web app answers GET for its own routes (SPA fallback) and the static assets.
   app.use(webRoutes(services));

@@ -14,6 +14,8 @@ export const builder = new SchemaBuilder<{
     /** ISO 8601 UTC text ending in `Z`, as the presenters write it; a Date once parsed as input. */
     DateTime: { Input: Date; Output: string };
     JSON: { Input: unknown; Output: unknown };
+    /** An uploaded file (GraphQL multipart request spec): a WHATWG File in resolvers; input only. */
+    File: { Input: File; Output: never };
   };
   DefaultFieldNullability: false;
 }>({

@@ -46,8 +46,9 @@ export function createGraphQLServer(services: ServiceContext) {
     // Same-origin only, like REST: no CORS headers. The console's CSRF defence depends on it: another origin
     // can neither read the session's CSRF token nor send X-CSRF-Token without a preflight, never granted.
     cors: false,
-    // No file uploads.
-    multipart: false,
+    // File uploads (GraphQL multipart request spec) for importStatements only; the body limit bounds them, and
+    // a cookie request still needs X-CSRF-Token (a cross-site form cannot set it), an API-key one X-API-Key.
+    multipart: true,
     landingPage: false,
     // Yoga's GraphiQL loads its scripts from a CDN; the service makes no request to the internet, so point a
     // local GraphQL client (or the committed schema/schema.graphql) at /graphql instead.

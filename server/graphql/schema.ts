@@ -14,6 +14,7 @@ import './types/console.ts';
 import './types/webhook.ts';
 import './types/benchmark.ts';
 import './types/errorTypes.ts';
+import './types/import.ts';
 
 // Definition order, not alphabetical: fields read in the presenters' order and enum values in their meaning's
 // (queued → store → … → done), in introspection and in schema/schema.graphql alike.

@@ -9,6 +9,7 @@ import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
 import { listUsableBenchmarkSets } from '../benchmarks/sets.ts';
 import { REPORT_STATUSES, type ReportStatus } from '../db/entities/report.entity.ts';
 import { ValidationError } from '../errors.ts';
+import { addImportRoutes } from '../import/importRoutes.ts';
 import { conditionalGet } from '../middlewares/conditional.ts';
 import { rateLimit } from '../middlewares/rateLimit.ts';
 import { presentBenchmarkSet } from '../presenters/benchmarkPresenter.ts';
@@ -190,6 +191,7 @@ export function developerRoutes(services: ServiceContext): Router<State> {
   });
 
   addWebhookRoutes(router, services);
+  addImportRoutes(router, services);
 
   return router;
 }

@@ -6,6 +6,7 @@
 import { Router } from '@koa/router';
 import type { Middleware } from 'koa';
 import { RouteNotFoundError } from '../errors.ts';
+import { IMPORT_PROBLEM_DOCS } from '../import/importErrors.ts';
 import { PROBLEM_BASE } from './problem.ts';
 
 export interface ProblemCodeDoc {
@@ -142,6 +143,7 @@ export const PROBLEM_CODES: Record<string, ProblemCodeDoc> = {
     action:
       'Retry (submissions with an Idempotency-Key, so a retry cannot create a second report); quote request_id if it persists.',
   },
+  ...IMPORT_PROBLEM_DOCS,
 };
 
 function escapeHtml(text: string): string {

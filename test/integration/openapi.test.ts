@@ -15,6 +15,7 @@ import { buildApp } from '../../server/app.ts';
 import { Account } from '../../server/db/entities/account.entity.ts';
 import { REPORT_STATUSES } from '../../server/db/entities/report.entity.ts';
 import { TASK_STATUSES, TASK_STEPS } from '../../server/db/entities/task.entity.ts';
+import { buildTemplate, type TemplateBody } from '../../server/import/template.ts';
 import { consoleRoutes, SIGN_UP_LIMIT } from '../../server/rest/consoleRoutes.ts';
 import { developerRoutes } from '../../server/rest/developerRoutes.ts';
 import { docsRouter, loadOpenApiDocument } from '../../server/rest/docsRoutes.ts';
@@ -675,6 +676,8 @@ describe('the OpenAPI document', () => {
       ['get', CATALOGUE, CATALOGUE],
       ['get', BENCHMARKS, BENCHMARKS],
       ['get', LIST, LIST],
+      ['post', '/api/v1/developer/imports', '/api/v1/developer/imports'],
+      ['get', '/api/v1/developer/templates/{file}', '/api/v1/developer/templates/general_new.xlsx'],
     ];
     for (const [method, path, url] of developer) {
       for (const badKey of [undefined, 'ek_test_not-a-key']) {
@@ -903,6 +906,8 @@ describe('the OpenAPI document', () => {
       ['get', CATALOGUE, CATALOGUE],
       ['get', BENCHMARKS, BENCHMARKS],
       ['get', LIST, LIST],
+      ['post', '/api/v1/developer/imports', '/api/v1/developer/imports'],
+      ['get', '/api/v1/developer/templates/{file}', '/api/v1/developer/templates/general_new.xlsx'],
     ];
     const share = (await get(`/api/v1/developer/reports/${done.report_id}`, { key })).body.share;
     // The share endpoint has no key: its first database access is the one to fail.
@@ -1214,6 +1219,61 @@ describe('the OpenAPI document', () => {
     } finally {
       service.services.config.webhookAllowPrivate = false;
     }
+  });
+
+  it('describes the import and the templates (multipart in, JSON or problem out)', async () => {
+    const IMPORTS = '/api/v1/developer/imports';
+    const TEMPLATE = '/api/v1/developer/templates/{file}';
+    const post = async (files: [string, Uint8Array][], query = '', apiKey: string | null = key) => {
+      const form = new FormData();
+      for (const [name, data] of files) form.append('files', new Blob([new Uint8Array(data)]), name);
+      const headers: Record<string, string> = apiKey ? { 'X-API-Key': apiKey } : {};
+      const response = await fetch(`${service.url}${IMPORTS}${query}`, {
+        method: 'POST',
+        headers,
+        body: form,
+      });
+      const text = await response.text();
+      const result: ApiResponse = {
+        status: response.status,
+        headers: response.headers,
+        body: JSON.parse(text),
+        text,
+      };
+      expectDocumented('post', IMPORTS, result);
+      return result;
+    };
+    const template = await fetch(`${service.url}/api/v1/developer/templates/general_new.xlsx`, {
+      headers: { 'X-API-Key': key },
+    });
+    const workbook = new Uint8Array(await template.arrayBuffer());
+    expectDocumented('get', TEMPLATE, {
+      status: template.status,
+      headers: template.headers,
+      body: 'an .xlsx workbook',
+      text: 'an .xlsx workbook',
+    });
+    for (const path of [
+      '/api/v1/developer/templates/ifrs.xlsx',
+      '/api/v1/developer/templates/general_new.xlsx',
+    ])
+      expectDocumented('get', TEMPLATE, await service.request(path, path.includes('ifrs') ? { key } : {}));
+    const csv = (year: number) =>
+      new TextEncoder().encode(
+        [`资产负债表 ${year}年12月31日`, '项目,期末余额,年初余额', '货币资金,10,9', '资产总计,10,9'].join(
+          '\n',
+        ),
+      );
+    expect((await post([['2023.csv', csv(2023)]])).status).toBe(200);
+    expect((await post([['book.xlsm', workbook]])).status).toBe(415);
+    expect((await post([['big.csv', new Uint8Array(5 * 1024 * 1024 + 1)]])).status).toBe(413);
+    expect((await post([['bad.xlsx', workbook.subarray(0, 100)]])).status).toBe(422);
+    expect((await post([['a.csv', csv(2023)]], '', null)).status).toBe(401);
+    expect((await post([['x.xlsx', workbook]], '?submit=true')).status).toBe(422);
+    const filled = await buildTemplate('general_new', fixture('general_new-3y') as unknown as TemplateBody);
+    const accepted = await post([['3y.xlsx', filled]], '?submit=true');
+    expect(accepted.status).toBe(202);
+    await waitForReport(service, key, accepted.body.report_id);
   });
 
   it('has every documented response produced by the tests above', () => {

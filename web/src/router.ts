@@ -72,6 +72,12 @@ export function createAppRouter() {
             meta: { title: `账号 · ${CONSOLE_TITLE}` },
           },
           {
+            path: 'import',
+            name: 'console-import',
+            component: () => import('./pages/console/ImportPage.vue'),
+            meta: { title: `导入报表 · ${CONSOLE_TITLE}` },
+          },
+          {
             path: 'webhooks',
             name: 'console-webhooks',
             component: () => import('./pages/console/WebhooksPage.vue'),

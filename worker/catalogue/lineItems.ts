@@ -986,3 +986,189 @@ export function lineItemsFor(sheet: SheetType, standard: AccountingStandard): Li
   }
   return [...lines];
 }
+
+/**
+ * Other names real files print for a line: the small-enterprise and old-format wordings (the `note`s above),
+ * consolidated-statement wordings, 2011 texts and what accounting software and annual reports write. The
+ * import matcher (server/import/matchLines.ts) normalises both sides the same way (prefixes such as 一、（一）
+ * 加： 减： 其中：, △ *, width, spaces, parenthesised remarks), so an alias is listed once, without them.
+ */
+const ALIASES: Record<SheetType, Record<string, readonly string[]>> = {
+  balance: {
+    cash_and_equivalents: ['现金及银行存款'],
+    financial_assets_held_for_trading: ['以公允价值计量且其变动计入当期损益的金融资产'],
+    prepayments: ['预付账款'],
+    other_receivables: ['其他应收款合计'],
+    inventory: ['存货合计'],
+    fixed_assets_net: ['固定资产账面价值', '固定资产净额', '固定资产净值'],
+    long_term_deferred_expenses: ['长期待摊费用合计'],
+    financial_liabilities_held_for_trading: ['以公允价值计量且其变动计入当期损益的金融负债'],
+    advance_receipts: ['预收账款'],
+    other_payables: ['其他应付款合计'],
+    paid_in_capital: ['实收资本', '股本'],
+    equity_attributable_to_parent: ['归属于母公司股东权益合计', '归属于母公司所有者权益'],
+    total_shareholders_equity: ['所有者权益合计', '股东权益合计'],
+    total_liabilities_and_equity: ['负债和所有者权益总计', '负债和股东权益总计', '负债及所有者权益总计'],
+  },
+  income: {
+    taxes_and_dues: ['营业税金及附加'],
+    sales_expenses: ['营业费用'],
+    interest_expense: ['利息支出'],
+    fair_value_change: ['公允价值变动损益', '公允价值变动净收益'],
+    credit_impairment: ['信用减值损失'],
+    asset_disposal_gain: ['资产处置损益'],
+    total_profit: ['亏损总额', '利润总额'],
+    net_profit: ['净亏损'],
+    net_profit_attributable_to_parent: ['归属于母公司所有者的净利润', '归属于母公司的净利润'],
+    oci_net_of_tax: ['其他综合收益'],
+    oci_cash_flow_hedge: ['现金流量套期损益的有效部分'],
+  },
+  cash_flow: {
+    sales_cash: ['销售产成品、商品、提供劳务收到的现金'],
+    purchase_cash: ['购买原材料、商品、接受劳务支付的现金'],
+    salary_paid: ['支付的职工薪酬'],
+    tax_paid: ['支付的税费'],
+    invest_proceeds: ['收回短期投资、长期债券投资和长期股权投资收到的现金'],
+    asset_disposal: ['处置固定资产、无形资产和其他非流动资产收回的现金净额'],
+    asset_purchase: ['购建固定资产、无形资产和其他非流动资产支付的现金'],
+    invest_payments: ['短期投资、长期债券投资和长期股权投资支付的现金'],
+    capital_received: ['吸收投资者投资收到的现金'],
+    debt_repayment: ['偿还借款本金支付的现金'],
+    net_increase_cash: ['现金净增加额'],
+    cash_beginning: ['期初现金余额'],
+    cash_ending: ['期末现金余额'],
+  },
+};
+
+/**
+ * Combined or heading lines that stand for a line only when the sheet has no line of that name itself:
+ * 应收票据及应收账款 (the 2018 format merged the two; kept under accounts_receivable, which then includes the
+ * notes), 营业总收入 (a consolidated heading; equals 营业收入 when there is no finance business).
+ */
+const FALLBACK_ALIASES: Record<SheetType, Record<string, readonly string[]>> = {
+  balance: {
+    accounts_receivable: ['应收票据及应收账款'],
+    accounts_payable: ['应付票据及应付账款'],
+  },
+  income: { revenue: ['营业总收入'] },
+  cash_flow: {},
+};
+
+/**
+ * Section headings and subtotals printed on the forms (or by consolidated statements) that have no key: a row
+ * with one of these labels is reported as a heading, never as an unknown line.
+ */
+export const STATEMENT_HEADINGS: Record<SheetType, readonly string[]> = {
+  balance: [
+    '资产',
+    '流动资产',
+    '非流动资产',
+    '负债和所有者权益',
+    '负债和股东权益',
+    '负债',
+    '流动负债',
+    '非流动负债',
+    '所有者权益',
+    '股东权益',
+    '其中',
+    '项目',
+  ],
+  income: ['营业总成本', '每股收益', '其中', '项目', '按经营持续性分类', '按所有权归属分类'],
+  cash_flow: [
+    '经营活动产生的现金流量',
+    '投资活动产生的现金流量',
+    '筹资活动产生的现金流量',
+    '其中',
+    '项目',
+    '补充资料',
+  ],
+};
+
+/** Other names of `key` on `sheet` (see ALIASES); the official name is `nameZh`. */
+export function lineItemAliases(sheet: SheetType, key: string): readonly string[] {
+  return ALIASES[sheet][key] ?? [];
+}
+
+/** Names that stand for `key` only when the sheet has no line matching it otherwise (see FALLBACK_ALIASES). */
+export function lineItemFallbackAliases(sheet: SheetType, key: string): readonly string[] {
+  return FALLBACK_ALIASES[sheet][key] ?? [];
+}
+
+/** The official form of each statement per standard: 会企01–03表 (general) and 会小企01–03表 (small). */
+export const STATEMENT_FORMS: Record<SheetType, { title: string; general: string; small: string }> = {
+  balance: { title: '资产负债表', general: '会企01表', small: '会小企01表' },
+  income: { title: '利润表', general: '会企02表', small: '会小企02表' },
+  cash_flow: { title: '现金流量表', general: '会企03表', small: '会小企03表' },
+};
+
+/**
+ * Lines the catalogue accepts for a standard that its official form has no row for (clients send them as
+ * details): they get no 行次 and are left out of templates.
+ */
+const OFF_FORM: Partial<Record<AccountingStandard, Partial<Record<SheetType, readonly string[]>>>> = {
+  small_enterprise: { income: ['interest_income'] },
+};
+
+/**
+ * Forms whose printed order differs from the catalogue's (the catalogue follows the 2019 general_new order):
+ * 会小企03表 lists investment payments before purchases of long-term assets and borrowings before capital; the
+ * old general format lists 资产减值损失 as a deduction right after 财务费用.
+ */
+const FORM_ORDER: Partial<Record<AccountingStandard, Partial<Record<SheetType, readonly string[]>>>> = {
+  small_enterprise: {
+    cash_flow: [
+      'sales_cash',
+      'other_op_cash_in',
+      'purchase_cash',
+      'salary_paid',
+      'tax_paid',
+      'other_op_cash_out',
+      'net_cf_operating',
+      'invest_proceeds',
+      'invest_income',
+      'asset_disposal',
+      'invest_payments',
+      'asset_purchase',
+      'net_cf_investing',
+      'borrowings_received',
+      'capital_received',
+      'debt_repayment',
+      'interest_paid',
+      'dividends_paid',
+      'net_cf_financing',
+      'net_increase_cash',
+      'cash_beginning',
+      'cash_ending',
+    ],
+  },
+};
+
+export interface FormLine {
+  /** 行次: the row number on the form (会小企 forms: the official numbers; 会企 forms: the printed order). */
+  lineNo: number;
+  def: LineItemDef;
+}
+
+const FORM_LINES = new Map<string, readonly FormLine[]>();
+
+/** The rows of the official form of `sheet` under `standard`, in printed order, each with its 行次. */
+export function formLines(sheet: SheetType, standard: AccountingStandard): readonly FormLine[] {
+  const cacheKey = `${sheet}:${standard}`;
+  let lines = FORM_LINES.get(cacheKey);
+  if (!lines) {
+    const off = OFF_FORM[standard]?.[sheet] ?? [];
+    const order = FORM_ORDER[standard]?.[sheet];
+    let defs = lineItemsFor(sheet, standard).filter((def) => !off.includes(def.key));
+    if (order) defs = order.map((key) => findLineItem(sheet, key)).filter((def) => def !== undefined);
+    if (standard === 'general_old' && sheet === 'income') {
+      // 资产减值损失 sits after 财务费用's 其中 lines in the old format.
+      const impairment = defs.find((def) => def.key === 'asset_impairment');
+      defs = defs.filter((def) => def !== impairment);
+      const after = defs.findIndex((def) => def.key === 'interest_income');
+      if (impairment) defs.splice(after + 1, 0, impairment);
+    }
+    lines = Object.freeze(defs.map((def, index) => ({ lineNo: index + 1, def })));
+    FORM_LINES.set(cacheKey, lines);
+  }
+  return lines;
+}

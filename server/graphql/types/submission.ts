@@ -84,9 +84,9 @@ const SubmitFinancialReportInput = builder.inputType('SubmitFinancialReportInput
   }),
 });
 
-type Receipt = ReturnType<typeof presentSubmission> & { replayed?: boolean };
+export type Receipt = ReturnType<typeof presentSubmission> & { replayed?: boolean };
 
-const SubmissionPayloadRef = builder.objectRef<Receipt>('SubmitFinancialReportPayload').implement({
+export const SubmissionPayloadRef = builder.objectRef<Receipt>('SubmitFinancialReportPayload').implement({
   description: 'The 202 body of REST: the report is pending and its analysis is running.',
   fields: (t) => ({
     reportId: t.exposeID('report_id'),

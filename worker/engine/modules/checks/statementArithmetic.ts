@@ -363,7 +363,7 @@ function sumLines(check: ArithmeticCheck, standard: AccountingStandard): readonl
   return lines;
 }
 
-interface Evaluation {
+export interface Evaluation {
   reported: Decimal;
   computed: Decimal;
   /** Lines added up (submitted ones). */
@@ -372,9 +372,15 @@ interface Evaluation {
   missing: string[];
 }
 
-/** Evaluates one equation for one year; null when it cannot be checked. */
-function evaluateCheck(ctx: ReportContext, year: number, check: ArithmeticCheck): Evaluation | null {
-  const value = (k: string) => ctx.line(year, check.sheet, k);
+/**
+ * Evaluates one equation over the lines `value` gives (one sheet of one year); null when it cannot be checked.
+ * Exported for the spreadsheet import, which reports the same mismatches on the rows it read.
+ */
+export function evaluateCheck(
+  value: (key: string) => Decimal | null,
+  standard: AccountingStandard,
+  check: ArithmeticCheck,
+): Evaluation | null {
   if (check.onlyWithout?.some((k) => value(k) !== null)) return null;
   const reported = value(check.target);
   if (reported === null) return null;
@@ -383,7 +389,7 @@ function evaluateCheck(ctx: ReportContext, year: number, check: ArithmeticCheck)
   let anyTerm = false;
   let summed = 0;
   const missing: string[] = [];
-  for (const line of sumLines(check, ctx.report.standard)) {
+  for (const line of sumLines(check, standard)) {
     const v = value(line.key);
     if (v === null) {
       if (line.required) return null;
@@ -415,7 +421,7 @@ function checkStatementArithmetic(ctx: ReportContext): ModuleResult {
   for (const year of ctx.years) {
     let checkedThisYear = 0;
     for (const check of ARITHMETIC_CHECKS) {
-      const result = evaluateCheck(ctx, year, check);
+      const result = evaluateCheck((k) => ctx.line(year, check.sheet, k), ctx.report.standard, check);
       if (result === null) continue;
       checkedThisYear += 1;
       const { reported, computed, summed, missing } = result;
