@@ -164,14 +164,21 @@ function sampleSet(division: string): BenchmarkSet {
 }
 
 /** The report's items with a matched industry benchmark: loaded and built-in sets, peers shown and withheld. */
-function benchmarkedItems(body: Body, division: string): AnalysisOutput[] {
+function benchmarkedItems(body: Body, division: string | null): AnalysisOutput[] {
   const validation = validateSubmission({
     ...body,
-    enterprise_info: { ...(body.enterprise_info as object), industry_division_code: division },
+    enterprise_info: division
+      ? { ...(body.enterprise_info as object), industry_division_code: division }
+      : body.enterprise_info,
   });
   if (!validation.ok) throw new Error(`a sample report is invalid: ${JSON.stringify(validation.errors)}`);
   const report = normaliseSubmission(validation.value).report;
   const year = report.years.at(-1)!.year;
+  if (!division)
+    return assembleReportItems(
+      computeAnalysis(report, ANALYSIS_SLUGS),
+      matchBenchmark(report, resolveIndustry(report.enterpriseInfo), BUILTIN_SETS, null),
+    );
   const peers: Record<string, PeerDistribution> = {
     'profitability.roe': {
       industry_code: division,
@@ -210,6 +217,8 @@ export function sampleItems(): AnalysisOutput[] {
       );
     }),
     ...benchmarkedItems(readFixture('real/byd-2016-2019.json'), 'C36'),
+    // No industry code: the built-in all-industry figures, matched without a fallback.
+    ...benchmarkedItems(restated(base), null),
   ];
 }
 
