@@ -16,3 +16,21 @@ if (typeof window !== 'undefined') {
 export function isPrinting(): boolean {
   return printing || (typeof matchMedia === 'function' && matchMedia('print').matches);
 }
+
+/**
+ * A chart's size on paper: the width of an A4 page's text column (210 mm less print.css's 11 mm margins, at
+ * 96 px per inch) and a height that keeps a five-year chart's bars and legend readable.
+ */
+export const PRINT_CHART = { width: Math.floor(((210 - 22) / 25.4) * 96), height: 250 } as const;
+
+/**
+ * Calls `listener` when the page switches to or from print media (also when a tool prints without the
+ * `beforeprint` event); returns the function that stops listening.
+ */
+export function onPrintMedia(listener: (printing: boolean) => void): () => void {
+  if (typeof matchMedia !== 'function') return () => {};
+  const query = matchMedia('print');
+  const onChange = (event: MediaQueryListEvent) => listener(event.matches);
+  query.addEventListener('change', onChange);
+  return () => query.removeEventListener('change', onChange);
+}
