@@ -1,6 +1,6 @@
 /**
  * Number, value and date formatting for the report (pure: also used by the chart builders, the Excel export
- * and unit tests). The display rule (docs/share-page.md):
+ * and unit tests). The display rule (also in README.md, "Using the API"):
  * - tables and charts: amounts in 万元 as the API gives them, thousands separators, two decimals;
  * - cards and running text (headline figures, risk texts, data gaps): an amount of 1 亿元 (10,000 万元) or more
  *   in 亿元, below that in 万元, always with thousands separators;
