@@ -125,10 +125,11 @@ describe('share page in Chromium', () => {
     const revenue = await page.textContent('#item-revenue table');
     expect(revenue).toContain('营业收入万元');
     expect(revenue).toContain('11,715.65');
-    // Every submitted year, oldest first, and the change against the prior year.
+    // Every submitted year, newest first, the change against the prior year beside the latest.
+    const newest = [...report.years].reverse().map((year) => `${year}年`);
     expect(
       await page.$$eval('#item-revenue thead th', (ths) => ths.map((th) => th.textContent?.trim())),
-    ).toEqual(['指标', ...report.years.map((year) => `${year}年`), '较上年']);
+    ).toEqual(['指标', newest[0], '较上年', ...newest.slice(1)]);
     expect(await page.textContent('#item-revenue .ai')).toContain('管理费用增幅明显高于收入增幅');
     expect(await page.textContent('#item-income_statement table[data-list=mismatches]')).toContain(
       '营业收入',

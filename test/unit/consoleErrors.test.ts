@@ -103,6 +103,6 @@ describe('console error messages', () => {
         path: 'url',
         message: 'resolves to a loopback, private, link-local or reserved address',
       }),
-    ).toBe('回调地址指向本机、内网或保留地址，不能用作回调地址');
+    ).toBe('接收地址指向本机、内网或保留地址，不能用作接收地址');
   });
 });

@@ -44,7 +44,7 @@ const FIELD_LABELS: Readonly<Record<string, string>> = {
   name: '名称',
   expiresAt: '有效期',
   mode: '密钥类型',
-  url: '回调地址',
+  url: '接收地址',
   description: '描述',
   enabled: '启用状态',
   limit: '每页条数',
@@ -66,7 +66,7 @@ const FIELD_MESSAGES: Readonly<Record<string, string>> = {
 
 /** The API's English wordings, most specific first; `$1` takes the first captured number. */
 const WORDINGS: ReadonlyArray<[RegExp, string]> = [
-  [/loopback|private|link-local|reserved/, '指向本机、内网或保留地址，不能用作回调地址'],
+  [/loopback|private|link-local|reserved/, '指向本机、内网或保留地址，不能用作接收地址'],
   [/does not resolve/, '的域名无法解析，请检查拼写'],
   [/absolute http\(s\) URL/, '须为完整的 http(s) 地址，如 https://example.com/hooks'],
   [/https for a live endpoint/, '正式（live）环境须使用 https 地址'],

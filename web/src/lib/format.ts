@@ -68,7 +68,7 @@ export function formatNumbersInText(text: string): string {
     NUMBER_IN_TEXT,
     (match, minus: string, digits: string, space: string, unit?: string) => {
       const integer = digits.split('.')[0]!;
-      if (!unit && integer.length < 5) return match;
+      if (!unit && integer.length < 5) return match.replace('−', '-');
       const value = Number(digits) * (minus ? -1 : 1);
       if (unit === '万元') return formatAmount(value, '万元');
       const decimals = digits.includes('.') ? Math.min(digits.split('.')[1]!.length, 2) : 0;

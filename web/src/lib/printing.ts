@@ -17,11 +17,8 @@ export function isPrinting(): boolean {
   return printing || (typeof matchMedia === 'function' && matchMedia('print').matches);
 }
 
-/**
- * A chart's size on paper: the width of an A4 page's text column (210 mm less print.css's 11 mm margins, at
- * 96 px per inch) and a height that keeps a five-year chart's bars and legend readable.
- */
-export const PRINT_CHART = { width: Math.floor(((210 - 22) / 25.4) * 96), height: 250 } as const;
+/** A chart's size on paper: print.css's chart column beside the table (300 px, 79 mm), legend and plot. */
+export const PRINT_CHART = { width: 300, height: 165 } as const;
 
 /**
  * Calls `listener` when the page switches to or from print media (also when a tool prints without the
