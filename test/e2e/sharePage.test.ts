@@ -105,7 +105,9 @@ describe('share page in Chromium', () => {
       'danger',
       'warning',
     ]);
-    expect(await page.textContent('.risk-group--danger')).toContain('利润表数据核对');
+    // The danger is among the summary's top risks, said there once; its group says so.
+    expect(await page.textContent('[data-testid=top-risks]')).toContain('利润表数据核对');
+    expect(await page.textContent('.risk-group--danger')).toContain('见摘要');
     expect(await page.textContent('[data-testid=data-gaps]')).toContain('每股收益');
 
     // Charts are drawn as they come into view: none far below the first screen yet, every one after scrolling.
@@ -246,7 +248,8 @@ describe('share page in Chromium', () => {
     expect(await page.textContent('[data-testid=print-cover]')).toContain(report.name);
     expect(await page.$eval('#item-revenue .card-head', (e) => getComputedStyle(e).breakAfter)).toBe('avoid');
     await page.waitForSelector('#item-comparative canvas', { state: 'attached' });
-    expect(await page.isVisible('#item-revenue canvas')).toBe(true);
+    // On paper a picture of the chart drawn for its print size stands in for the canvas.
+    expect(await page.isVisible('#item-revenue .chart-picture')).toBe(true);
     // Folded table rows are printed too.
     expect(
       await page.$eval('#item-distress_signals tbody tr:last-child', (e) => getComputedStyle(e).display),
