@@ -216,7 +216,8 @@ describe('share page for a credit officer', () => {
     expect(await page.textContent('#item-revenue tbody tr[data-key=operating_revenue]')).toContain(
       '48,092.88',
     );
-    expect(await page.textContent('[data-testid=headline-figures]')).toContain('48,092.88 万元');
+    // …and the first screen's cards give an amount of 1 亿元 or more in 亿元 (48,092.88 万元).
+    expect(await page.textContent('[data-testid=headline-figures]')).toContain('4.81 亿元');
     await page.context().close();
 
     const three3 = await open(`/shared/reports/${tokens['general_new-3y']}`, DESKTOP);
@@ -283,7 +284,8 @@ describe('share page for a credit officer', () => {
     await page.tap('.section-nav-toggle');
 
     // Back to top.
-    expect(await page.isVisible('[data-testid=back-to-top]')).toBe(true);
+    // In the contents' sticky bar, shown once the reader is a screen down.
+    await page.waitForSelector('.section-nav [data-testid=back-to-top]', { state: 'visible', timeout: 5000 });
     await page.tap('[data-testid=back-to-top]');
     await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 5000 }).toBe(0);
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
