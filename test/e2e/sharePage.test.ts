@@ -105,7 +105,9 @@ describe('share page in Chromium', () => {
       'danger',
       'warning',
     ]);
-    expect(await page.textContent('.risk-group--danger')).toContain('利润表数据核对');
+    // The danger is among the summary's top risks, said there once; its group says so.
+    expect(await page.textContent('[data-testid=top-risks]')).toContain('利润表数据核对');
+    expect(await page.textContent('.risk-group--danger')).toContain('见摘要');
     expect(await page.textContent('[data-testid=data-gaps]')).toContain('每股收益');
 
     // Charts are drawn as they come into view: none far below the first screen yet, every one after scrolling.
@@ -125,10 +127,11 @@ describe('share page in Chromium', () => {
     const revenue = await page.textContent('#item-revenue table');
     expect(revenue).toContain('营业收入万元');
     expect(revenue).toContain('11,715.65');
-    // Every submitted year, oldest first, and the change against the prior year.
+    // Every submitted year, newest first, the change against the prior year beside the latest.
+    const newest = [...report.years].reverse().map((year) => `${year}年`);
     expect(
       await page.$$eval('#item-revenue thead th', (ths) => ths.map((th) => th.textContent?.trim())),
-    ).toEqual(['指标', ...report.years.map((year) => `${year}年`), '较上年']);
+    ).toEqual(['指标', newest[0], '较上年', ...newest.slice(1)]);
     expect(await page.textContent('#item-revenue .ai')).toContain('管理费用增幅明显高于收入增幅');
     expect(await page.textContent('#item-income_statement table[data-list=mismatches]')).toContain(
       '营业收入',
@@ -245,7 +248,8 @@ describe('share page in Chromium', () => {
     expect(await page.textContent('[data-testid=print-cover]')).toContain(report.name);
     expect(await page.$eval('#item-revenue .card-head', (e) => getComputedStyle(e).breakAfter)).toBe('avoid');
     await page.waitForSelector('#item-comparative canvas', { state: 'attached' });
-    expect(await page.isVisible('#item-revenue canvas')).toBe(true);
+    // On paper a picture of the chart drawn for its print size stands in for the canvas.
+    expect(await page.isVisible('#item-revenue .chart-picture')).toBe(true);
     // Folded table rows are printed too.
     expect(
       await page.$eval('#item-distress_signals tbody tr:last-child', (e) => getComputedStyle(e).display),

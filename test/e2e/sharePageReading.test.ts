@@ -204,7 +204,7 @@ describe('share page for a credit officer', () => {
       expect(verdict).toContain('中等风险');
       expect(verdict).toContain('61.25');
       expect(verdict).toContain('资产负债率');
-      expect(verdict).toContain('−12.50 分');
+      expect(verdict).toContain('-12.50 分');
       expect(verdict).toContain('72.10%');
       expect(await page.textContent('[data-testid=verdict-provisional]')).toContain(
         '数据存疑，评级待核实2023年资产负债表“存货”年初余额与上年末不一致',
@@ -219,7 +219,7 @@ describe('share page for a credit officer', () => {
       );
       expect(figures).toHaveLength(6);
       for (const figure of figures)
-        expect(figure).toMatch(/较上年 ([+−]?[\d,]+\.\d\d(%| 个百分点)?|n\.m\.|—)/);
+        expect(figure).toMatch(/较上年 ([+-]?[\d,]+\.\d\d(%| 个百分点)?|n\.m\.|—)/);
       expect(figures[0]).toMatch(/营业收入.*[\d,]+\.\d\d 万元/);
       // Real risks only; the data gap and the strength are counted apart.
       expect(await page.textContent('[data-testid=data-gap-count]')).toContain('2');
@@ -249,19 +249,20 @@ describe('share page for a credit officer', () => {
   it('shows every year in one order, a change column, and n.m. with its reason', async () => {
     const page = await open(`/shared/reports/${tokens['general_old-5y-ai']}`, DESKTOP);
     await page.waitForSelector('[data-testid=summary]');
-    const years = ['2015年', '2016年', '2017年', '2018年', '2019年'];
+    const years = ['2019年', '较上年', '2018年', '2017年', '2016年', '2015年'];
     const heads = await page.$$eval('.indicator-table', (tables) =>
       tables
         .filter((t) => t.getAttribute('data-years'))
         .map((t) => [...t.querySelectorAll('thead th')].map((th) => th.textContent?.trim())),
     );
     expect(heads.length).toBeGreaterThan(20);
-    for (const head of heads) expect(head).toEqual(['指标', ...years, '较上年']);
+    for (const head of heads) expect(head).toEqual(['指标', ...years]);
     // Amounts carry thousands separators in tables and in the first screen alike.
     expect(await page.textContent('#item-revenue tbody tr[data-key=operating_revenue]')).toContain(
       '48,092.88',
     );
-    expect(await page.textContent('[data-testid=headline-figures]')).toContain('48,092.88 万元');
+    // …and the first screen's cards give an amount of 1 亿元 or more in 亿元 (48,092.88 万元).
+    expect(await page.textContent('[data-testid=headline-figures]')).toContain('4.81 亿元');
     await page.context().close();
 
     const three3 = await open(`/shared/reports/${tokens['general_new-3y']}`, DESKTOP);
@@ -286,7 +287,7 @@ describe('share page for a credit officer', () => {
     await page.waitForTimeout(100);
     const after = await firstCell.boundingBox();
     expect(after!.x).toBeCloseTo(before!.x, 0);
-    // The last column (the change) is now in view, and the cue is gone.
+    // The last column (the oldest year) is now in view, and the cue is gone.
     const change = await table.locator('thead th').last().boundingBox();
     expect(change!.x + change!.width).toBeLessThanOrEqual(375);
     expect(await table.locator('.scroll-cue').count()).toBe(0);
@@ -328,7 +329,8 @@ describe('share page for a credit officer', () => {
     await page.tap('.section-nav-toggle');
 
     // Back to top.
-    expect(await page.isVisible('[data-testid=back-to-top]')).toBe(true);
+    // In the contents' sticky bar, shown once the reader is a screen down.
+    await page.waitForSelector('.section-nav [data-testid=back-to-top]', { state: 'visible', timeout: 5000 });
     await page.tap('[data-testid=back-to-top]');
     await expect.poll(() => page.evaluate(() => window.scrollY), { timeout: 5000 }).toBe(0);
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe(
@@ -421,16 +423,16 @@ describe('share page for a credit officer', () => {
       '分析项目',
       '指标',
       '单位',
-      '2015年',
-      '2016年',
-      '2017年',
-      '2018年',
       '2019年',
+      '2018年',
+      '2017年',
+      '2016年',
+      '2015年',
     ]);
     const rows: unknown[][] = [];
     sheet.eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
     const revenue = rows.find((row) => row[0] === '营业收入分析' && row[1] === '营业收入')!;
-    expect(revenue.slice(2, 8)).toEqual(['万元', 35800.04, 36438.26, 42208.84, 42361.76, 48092.88]);
+    expect(revenue.slice(2, 8)).toEqual(['万元', 48092.88, 42361.76, 42208.84, 36438.26, 35800.04]);
     expect(rows.length).toBeGreaterThan(300);
 
     const missing = await fetch(`${service.url}/api/v1/shared/reports/${'x'.repeat(43)}/export.xlsx`);

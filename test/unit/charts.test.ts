@@ -33,7 +33,7 @@ describe('formatting', () => {
 
   it('translates coded text values and flags', () => {
     expect(formatValue('distress')).toBe('困境区');
-    expect(formatValue('z_double_prime')).toBe("Z''值（非制造业）");
+    expect(formatValue('z_double_prime')).toBe('Z″（非制造业）');
     expect(formatValue(true)).toBe('是');
     expect(formatValue('')).toBe('—');
     expect(formatValue({})).toBe('—');

@@ -64,7 +64,7 @@ describe('pie labels', () => {
 describe('change against the prior year', () => {
   it('is a rate for amounts, points for percentages, n.m. on a zero, tiny or other-signed base', () => {
     expect(formatChange(changeOf('operating_revenue', '万元', 110, 100))).toBe('+10.00%');
-    expect(formatChange(changeOf('gross_margin', '%', 20, 22.5))).toBe('−2.50 个百分点');
+    expect(formatChange(changeOf('gross_margin', '%', 20, 22.5))).toBe('-2.50 个百分点');
     expect(formatChange(changeOf('current_ratio', '倍', 1.5, 1.2))).toBe('+0.30');
     expect(changeOf('net_profit', '万元', 50, -100)).toEqual({ value: null, as: '%', reason: 'sign_change' });
     expect(changeOf('net_profit', '万元', 50, 0)).toEqual({ value: null, as: '%', reason: 'zero_base' });

@@ -154,7 +154,10 @@ const UNIT_SUFFIX: Record<Unit, string> = {
   个百分点: '个百分点',
   天: '天',
   个: '个',
+  分: '分',
   元: '元',
+  '万元/人': '万元/人',
+  '': '',
 };
 
 export function formatValue(value: NonNullable<Num>, unit: Unit): string {

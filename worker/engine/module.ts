@@ -22,7 +22,8 @@ export type SectionId = keyof typeof SECTIONS;
  * Output units. '天' (days) and '个' (counts) extend the spec's amount/percentage/multiple units; '元' is for
  * per-share amounts (每股收益, 元/股), which are not converted to 万元.
  */
-export type Unit = '万元' | '%' | '倍' | '次' | '个百分点' | '天' | '个' | '元';
+/** A field's unit; '' for a categorical value (an Altman zone or model), 分 for a score. */
+export type Unit = '万元' | '万元/人' | '%' | '倍' | '次' | '个百分点' | '天' | '个' | '分' | '元' | '';
 
 /** A statement line an indicator reads, as `sheet.item_key` (e.g. `income.revenue`). */
 export type LineRef = `${SheetType}.${string}`;

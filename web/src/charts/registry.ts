@@ -21,7 +21,14 @@ import { buildWaterfallOption, type WaterfallStep, waterfallHeight } from './wat
 
 type TrendSpec = {
   type: 'trend';
-  series: Array<{ key: string; as: 'line' | 'bar'; stack?: string; name?: string }>;
+  series: Array<{
+    key: string;
+    as: 'line' | 'bar';
+    stack?: string;
+    name?: string;
+    /** Drawn only when none of these keys has a value (a total standing in for its missing parts). */
+    instead?: string[];
+  }>;
   /** Appended to the caption. */
   note?: string;
 };
@@ -82,8 +89,21 @@ export const CHART_SPECS: Readonly<Record<string, Spec>> = {
     series: [
       { key: 'total_current_assets', as: 'bar', stack: 'assets' },
       { key: 'total_noncurrent_assets', as: 'bar', stack: 'assets' },
+      // A filing without the subtotals (Gree's, BYD's) still gets both bars the caption promises: the totals.
+      {
+        key: 'total_assets',
+        as: 'bar',
+        stack: 'assets',
+        instead: ['total_current_assets', 'total_noncurrent_assets'],
+      },
       { key: 'total_current_liabilities', as: 'bar', stack: 'funding' },
       { key: 'total_noncurrent_liabilities', as: 'bar', stack: 'funding' },
+      {
+        key: 'total_liabilities',
+        as: 'bar',
+        stack: 'funding',
+        instead: ['total_current_liabilities', 'total_noncurrent_liabilities'],
+      },
       { key: 'total_shareholders_equity', as: 'bar', stack: 'funding' },
     ],
     note: '；每年左柱为资产，右柱为负债和所有者权益',
@@ -220,7 +240,9 @@ function trendChart(item: SharedAnalysisItem, spec: TrendSpec): ChartSpec | null
   const series = seriesOf(item);
   if (series.length === 0) return null;
   const values = (entry: SeriesEntry, key: string) => numberOrNull(entry[key]);
+  const hasData = (key: string) => series.some((entry) => values(entry, key) !== null);
   const drawn = spec.series
+    .filter((s) => !s.instead?.some(hasData))
     .map((s) => ({
       name: s.name ?? fieldLabel(item, s.key),
       type: s.as,

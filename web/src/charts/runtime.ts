@@ -92,6 +92,11 @@ async function warmUp(echarts: ECharts): Promise<void> {
 
 let loading: Promise<ECharts> | undefined;
 let evaluated: ECharts | undefined;
+let markReady: () => void = () => {};
+/** Settles once the chart code is loaded and warmed up: from then on printing draws every chart at once. */
+export const chartsReady = new Promise<void>((resolve) => {
+  markReady = resolve;
+});
 
 /**
  * ECharts at once if its code is already evaluated (warmed up or not), else undefined: printing draws every
@@ -115,6 +120,7 @@ export function loadCharts(): Promise<ECharts> {
       // A warm-up that fails costs only speed: the real charts draw all the same.
     }
     await yieldToMain();
+    markReady();
     return echarts;
   })();
   loading.catch(() => {

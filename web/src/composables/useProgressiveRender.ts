@@ -5,6 +5,7 @@
  * `complete` turns true when every entry is rendered; printing asks for the rest at once.
  */
 import { computed, type MaybeRefOrGetter, onBeforeUnmount, onMounted, ref, toValue, watch } from 'vue';
+import { onPrintMedia } from '../lib/printing.ts';
 
 export function useProgressiveRender(total: MaybeRefOrGetter<number>, first = 0, step = 2) {
   const shown = ref(first);
@@ -24,14 +25,17 @@ export function useProgressiveRender(total: MaybeRefOrGetter<number>, first = 0,
     shown.value = toValue(total);
   };
 
+  let stopPrintWatch: (() => void) | undefined;
   watch(() => toValue(total), schedule);
   onMounted(() => {
     window.addEventListener('beforeprint', all);
+    stopPrintWatch = onPrintMedia((printing) => printing && all());
     schedule();
   });
   onBeforeUnmount(() => {
     if (timer !== undefined) clearTimeout(timer);
     window.removeEventListener('beforeprint', all);
+    stopPrintWatch?.();
   });
   return { shown, complete };
 }

@@ -1,6 +1,11 @@
 /**
- * Number, value and date formatting for the report (pure: also used by the chart builders and unit tests).
- * Amounts and ratios: thousands separators and two decimals; counts: whole numbers; missing values: "—".
+ * Number, value and date formatting for the report (pure: also used by the chart builders, the Excel export
+ * and unit tests). The display rule (also in README.md, "Using the API"):
+ * - tables and charts: amounts in 万元 as the API gives them, thousands separators, two decimals;
+ * - cards and running text (headline figures, risk texts, data gaps): an amount of 1 亿元 (10,000 万元) or more
+ *   in 亿元, below that in 万元, always with thousands separators;
+ * - counts (unit 个): whole numbers; missing values: "—";
+ * - one minus sign everywhere: the ASCII hyphen-minus "-" that Intl.NumberFormat writes.
  */
 
 export const EMPTY = '—';
@@ -16,10 +21,15 @@ export function isNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
+/** Whether a value is a whole count or a whole score (Piotroski's 0–9): shown, and exported, without decimals. */
+export function isWholeCount(value: number, unit?: string): boolean {
+  return unit === '个' || (unit === '分' && Number.isInteger(value));
+}
+
 /** A number as the report shows it: `12,345.67`; counts (unit 个) as `12`; null/undefined/NaN as `—`. */
 export function formatNumber(value: unknown, unit?: string): string {
   if (!isNumber(value)) return EMPTY;
-  return unit === '个' ? WHOLE.format(value) : TWO_DECIMALS.format(value);
+  return isWholeCount(value, unit) ? WHOLE.format(value) : TWO_DECIMALS.format(value);
 }
 
 /** A number with its unit for tooltips and labels: `12,345.67 万元`, `23.35%`, `1.25 倍`. */
@@ -29,6 +39,46 @@ export function formatWithUnit(value: unknown, unit: string): string {
   if (unit === '%') return `${number}%`;
   if (unit === '个' || unit === '') return number;
   return `${number} ${unit}`;
+}
+
+/** 万元 per 亿元. */
+const WAN_PER_YI = 10_000;
+
+/**
+ * An amount for a card or a sentence: `1,981.53 亿元` from 19,815,302.75 万元, `3,520.10 万元` below 1 亿元;
+ * other units as formatWithUnit.
+ */
+export function formatAmount(value: unknown, unit: string): string {
+  if (unit === '万元' && isNumber(value) && Math.abs(value) >= WAN_PER_YI) {
+    return `${TWO_DECIMALS.format(value / WAN_PER_YI)} 亿元`;
+  }
+  return formatWithUnit(value, unit);
+}
+
+/** A number the engine wrote into a message (`12540071.53万元`, `-3.5%`, `1234567元`). */
+const NUMBER_IN_TEXT = /(?<![\d.,])([-−]?)(\d+(?:\.\d+)?)(\s*)(亿元|万元|元|%|倍|天|次)?/g;
+
+/**
+ * Numbers in a risk text or note as the page shows them: thousands separators, amounts of 1 亿元 or more in 亿元,
+ * one minus sign. Digits inside words or codes (F1–F9, Z″, 2019年) are left alone: only numbers of five or more
+ * integer digits, or followed by a unit, are rewritten.
+ */
+export function formatNumbersInText(text: string): string {
+  return text.replace(
+    NUMBER_IN_TEXT,
+    (match, minus: string, digits: string, space: string, unit?: string) => {
+      const integer = digits.split('.')[0]!;
+      if (!unit && integer.length < 5) return match.replace('−', '-');
+      const value = Number(digits) * (minus ? -1 : 1);
+      if (unit === '万元') return formatAmount(value, '万元');
+      const decimals = digits.includes('.') ? Math.min(digits.split('.')[1]!.length, 2) : 0;
+      const number = new Intl.NumberFormat('zh-CN', {
+        minimumFractionDigits: decimals,
+        maximumFractionDigits: decimals,
+      }).format(value);
+      return unit ? `${number}${unit === '%' ? '' : space}${unit}` : number;
+    },
+  );
 }
 
 /** Axis ticks: separators, at most two decimals, no padding zeros. */
@@ -41,8 +91,9 @@ const TEXT_VALUES: Record<string, string> = {
   safe: '安全区',
   grey: '灰色区',
   distress: '困境区',
-  z: 'Z值（制造业）',
-  z_double_prime: "Z''值（非制造业）",
+  z: 'Z（上市制造业）',
+  z_prime: 'Z′（非上市制造业）',
+  z_double_prime: 'Z″（非制造业）',
   danger: '危险',
   warning: '警告',
   info: '提示',
@@ -112,7 +163,7 @@ export function nullReasonText(code: string, catalogue?: Record<string, string> 
 export function formatChange(change: { value: number | null; as: '%' | 'pp' | 'abs' } | null): string {
   if (!change) return EMPTY;
   if (change.value === null) return NOT_MEANINGFUL;
-  const sign = change.value > 0 ? '+' : change.value < 0 ? '−' : '';
+  const sign = change.value > 0 ? '+' : change.value < 0 ? '-' : '';
   const number = TWO_DECIMALS.format(Math.abs(change.value));
   if (change.as === '%') return `${sign}${number}%`;
   if (change.as === 'pp') return `${sign}${number} 个百分点`;

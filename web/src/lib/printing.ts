@@ -16,3 +16,18 @@ if (typeof window !== 'undefined') {
 export function isPrinting(): boolean {
   return printing || (typeof matchMedia === 'function' && matchMedia('print').matches);
 }
+
+/** A chart's size on paper: print.css's chart column beside the table (300 px, 79 mm), legend and plot. */
+export const PRINT_CHART = { width: 300, height: 165 } as const;
+
+/**
+ * Calls `listener` when the page switches to or from print media (also when a tool prints without the
+ * `beforeprint` event); returns the function that stops listening.
+ */
+export function onPrintMedia(listener: (printing: boolean) => void): () => void {
+  if (typeof matchMedia !== 'function') return () => {};
+  const query = matchMedia('print');
+  const onChange = (event: MediaQueryListEvent) => listener(event.matches);
+  query.addEventListener('change', onChange);
+  return () => query.removeEventListener('change', onChange);
+}

@@ -115,6 +115,14 @@ export function allFieldsEmpty(item: SharedAnalysisItem): boolean {
   return fields.length > 0 && fields.every((field) => item.sp_result[field.key] == null);
 }
 
+/**
+ * The order of the year columns in every table, printed page and Excel sheet: newest first, so the latest year
+ * and its change sit beside the indicator's name (on a phone and in a narrow print column alike).
+ */
+export function newestFirst(years: readonly number[]): number[] {
+  return [...years].sort((a, b) => b - a);
+}
+
 /** Every year an item has values for, ascending: the series' years (or the released year alone). */
 export function yearsOf(item: SharedAnalysisItem): number[] {
   const years = seriesOf(item).map((entry) => entry.year);
@@ -161,7 +169,7 @@ export function changeOf(key: string, unit: string, latest: unknown, prior: unkn
   if (!isNumber(latest) || !isNumber(prior)) return null;
   if (/change|growth|_effect$|_gap$|difference/.test(key)) return null;
   if (unit === '%') return { value: latest - prior, as: 'pp' };
-  if (unit === '万元' || unit === '元') {
+  if (unit === '万元' || unit === '元' || unit === '万元/人') {
     if (prior === 0)
       return latest === 0 ? { value: 0, as: '%' } : { value: null, as: '%', reason: 'zero_base' };
     if (prior < 0 || latest < 0) return { value: null, as: '%', reason: 'sign_change' };

@@ -130,8 +130,8 @@ export const businessInputProfitabilityModule = defineIndicatorModule({
     },
     {
       key: 'revenue_per_employee',
-      label: '人均营业收入（万元/人）',
-      unit: '万元',
+      label: '人均营业收入',
+      unit: '万元/人',
       formula: '营业收入 ÷ 10000 ÷ 企业员工人数',
       inputs: ['income.revenue'],
       // enterprise_info carries one headcount, as of submission; applying it to earlier years would misstate them.

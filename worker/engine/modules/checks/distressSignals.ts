@@ -702,7 +702,7 @@ const FIELDS: readonly FieldDoc[] = [
   {
     key: 'altman_headline_zone',
     label: 'Altman主模型区间',
-    unit: '倍',
+    unit: '',
     formula: '按主模型的临界值划分',
     inputs: ALTMAN_INPUTS,
     note: ZONE_NOTE,
@@ -757,7 +757,7 @@ const FIELDS: readonly FieldDoc[] = [
   {
     key: 'altman_z_zone',
     label: 'Altman Z值区间',
-    unit: '倍',
+    unit: '',
     formula: '> 2.99 safe；< 1.81 distress；其余 grey',
     inputs: ALTMAN_INPUTS,
     note: `恒为空（见 altman_z）。${ZONE_NOTE}`,
@@ -773,7 +773,7 @@ const FIELDS: readonly FieldDoc[] = [
   {
     key: 'altman_z_prime_zone',
     label: "Altman Z'值区间",
-    unit: '倍',
+    unit: '',
     formula: '> 2.90 safe；< 1.23 distress；其余 grey',
     inputs: ALTMAN_INPUTS,
     note: ZONE_NOTE,
@@ -789,7 +789,7 @@ const FIELDS: readonly FieldDoc[] = [
   {
     key: 'altman_z_double_prime_zone',
     label: "Altman Z''值区间",
-    unit: '倍',
+    unit: '',
     formula: '> 2.60 safe；< 1.10 distress；其余 grey',
     inputs: ALTMAN_INPUTS,
     note: ZONE_NOTE,
@@ -880,7 +880,7 @@ const FIELDS: readonly FieldDoc[] = [
     {
       key: `piotroski_${doc.key}_signal`,
       label: `${doc.label}得分`,
-      unit: '个',
+      unit: '分',
       formula: signal,
       inputs: doc.inputs,
       note: '1为通过，0为未通过，无法计算时为空。',
@@ -903,7 +903,7 @@ const FIELDS: readonly FieldDoc[] = [
   {
     key: 'piotroski_f',
     label: 'Piotroski F值',
-    unit: '个',
+    unit: '分',
     formula: '9项信号得分之和（0–9分）',
     inputs: [INC('net_profit'), CF('net_cf_operating'), BAL('total_assets')],
     note: '9项信号均可计算时才给出；首个年度缺少前两年资产数据、未提交现金流量表时为空。≤ 2 偏弱，≥ 8 强健。',
