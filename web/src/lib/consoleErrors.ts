@@ -33,6 +33,19 @@ export const CODE_MESSAGES: Readonly<Record<string, string>> = {
   internal_server_error: '服务器出错了，请稍后重试。',
   network_error: '无法连接服务器，请检查网络后重试。',
   web_app_not_built: '控制台页面尚未构建，请联系服务管理员。',
+  too_many_api_keys: '该账号的有效密钥已达上限，请先吊销不再使用的密钥。',
+  industry_code_unknown: '行业代码无法识别，行业对标将采用上一级行业或全行业基准。',
+  benchmark_set_exists: '同名同版本的基准集已存在；新版本请使用新的版本号。',
+  benchmark_set_builtin: '内置基准集不能修改或停用。',
+  import_no_files: '请选择要导入的报表文件。',
+  import_too_many_files: '一次导入的文件过多，请减少后重试。',
+  import_file_too_large: '文件过大，请拆分后重试。',
+  import_unsupported_format: '文件格式不受支持，请另存为工作簿或逗号分隔文件后重试（见导入页说明）。',
+  import_macros_refused: '文件含有宏（不会被执行），请在表格软件中另存为不含宏的工作簿后重试。',
+  import_archive_too_large: '文件解压后过大或内容条目过多，请检查文件后重试。',
+  import_malformed_file: '文件已损坏或无法读取，请检查后重试。',
+  import_no_statements: '文件中未找到可识别的财务报表。',
+  import_year_missing: '未能从文件中读出报表年度，请填写年度后重试。',
 };
 
 /** The fields the console's forms send, by the API's path. */
@@ -51,6 +64,11 @@ const FIELD_LABELS: Readonly<Record<string, string>> = {
   first: '每页条数',
   status: '状态',
   'filter.nameContains': '名称筛选',
+  file: '文件',
+  data_year: '数据年度',
+  submit: '提交选项',
+  enterprise_name: '企业名称',
+  year: '报表年度',
   '': '提交的内容',
 };
 
@@ -85,6 +103,9 @@ const WORDINGS: ReadonlyArray<[RegExp, string]> = [
   [/not the id of a report/, '不是当前密钥下的报告'],
   [/must be "test" or "live"/, '须为测试（test）或正式（live）'],
   [/must be one of/, '的取值无效'],
+  [/a year (?:between|from) (\d+) (?:and|to) (\d+)/, '须为 $1 到 $2 之间的年份'],
+  [/must be true or false/, '须为“是”或“否”'],
+  [/no rows/, '没有数据行（只有表头）'],
   [/must be an object/, '格式有误'],
 ];
 
