@@ -22,7 +22,7 @@ import {
   waitForReport,
 } from '../helpers/service.ts';
 
-type Name = 'gree' | 'byd' | 'three' | 'five';
+type Name = 'gree' | 'byd' | 'three' | 'five' | 'mixed';
 
 const real = (name: string): SubmissionBody =>
   JSON.parse(readFileSync(new URL(`../fixtures/real/${name}.json`, import.meta.url), 'utf8'));
@@ -133,6 +133,8 @@ describe('the report a credit committee accepts', () => {
     await submit('byd', real('byd-2016-2019'));
     await submit('three', fixture('general_new-3y'));
     await submit('five', fixture('general_old-5y-ai'));
+    // Deliberate cross-year inconsistencies: risks of more than one level (danger and warnings).
+    await submit('mixed', fixture('general_new-4y-inconsistent'));
     browser = await launchChromium();
   }, 240_000);
   afterAll(async () => {
@@ -440,12 +442,28 @@ describe('the report a credit committee accepts', () => {
   }
 
   it('exports an Excel workbook that stands alone: 概要 first, newest year first, n.m. with its reason, risks by severity', async () => {
-    for (const name of ['five', 'gree'] as const) {
+    for (const name of ['five', 'gree', 'mixed'] as const) {
       const response = await fetch(`${service.url}/api/v1/shared/reports/${tokens[name]}/export.xlsx`);
       expect(response.status).toBe(200);
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.load(Buffer.from(await response.arrayBuffer()) as unknown as ArrayBuffer);
-      expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(['概要', '指标', '风险与提示']);
+      // 行业对标 last (server/benchmarks/exportSheet.ts): a header row, then a row per indicator and benchmark.
+      expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual([
+        '概要',
+        '指标',
+        '风险与提示',
+        '行业对标',
+      ]);
+      const benchmarks = workbook.getWorksheet('行业对标')!;
+      expect((benchmarks.getRow(1).values as unknown[]).slice(1, 5)).toEqual([
+        '指标',
+        '单位',
+        '企业值',
+        '基准',
+      ]);
+      expect(benchmarks.rowCount, name).toBeGreaterThanOrEqual(2);
+      expect(String(benchmarks.getRow(2).getCell(1).value ?? ''), name).not.toBe('');
+      expect(String(benchmarks.getRow(2).getCell(4).value ?? ''), name).not.toBe('');
       const summary = new Map<string, string[]>();
       let label = '';
       workbook.getWorksheet('概要')!.eachRow((row, index) => {
@@ -514,8 +532,8 @@ describe('the report a credit committee accepts', () => {
         const [level, item, message] = (row.values as unknown[]).slice(1).map(String);
         risks.push({ level: level!, item: item!, message: message! });
       });
-      // The 5-year fixture is a healthy company (grade A, no risk); Gree has risks of every level.
-      if (name === 'gree') expect(new Set(risks.map((risk) => risk.level)).size).toBeGreaterThan(1);
+      // The 5-year fixture and Gree are healthy (few or no risks); the inconsistent fixture has a danger and warnings.
+      if (name === 'mixed') expect(new Set(risks.map((risk) => risk.level)).size).toBeGreaterThan(1);
       const order = ['危险', '警告', '提示'];
       const ranks = risks.map((risk) => order.indexOf(risk.level));
       expect(ranks.every((rank) => rank >= 0)).toBe(true);
