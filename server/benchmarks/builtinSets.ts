@@ -1,6 +1,6 @@
 /**
  * The benchmark sets shipped with the service (docs/benchmarks.md "Shipped sets"). Nothing here is estimated:
- * - the NBS 规模以上工业企业 averages: only figures of /work/shared/benchmarks/ whose check_status is confirmed by
+ * - the NBS 规模以上工业企业 averages: only figures of the verified public data (docs/benchmarks.md#nbs-sources) whose check_status is confirmed by
  *   two or more sources, or that arithmetic on such figures reproduces; each row names its sources;
  * - the all-industry band table the verdict has always used (verdict.ts SCORECARD_FACTORS), labelled with what it
  *   is: a third-party transcription of 国资委 企业绩效评价标准值, 全国国有企业·全行业, edition year not stated.
@@ -97,7 +97,7 @@ const nbsSets: BenchmarkSet[] = Object.entries(NBS_FIGURES).map(([year, figures]
   id: `builtin-nbs-industry-${year}`,
   name: NBS_NAME,
   source:
-    '国家统计局 规模以上工业企业利润年度发布（S1–S13：/work/shared/benchmarks/sources.csv）；口径：规模以上工业企业（年主营业务收入2000万元及以上）',
+    '国家统计局 规模以上工业企业利润年度发布及统计公报（经转载页面核对，页面清单 S1–S13 见服务文档 docs/benchmarks.md#nbs-sources）；口径：规模以上工业企业（年主营业务收入2000万元及以上）',
   edition: `${year}年度`,
   data_year: Number(year),
   licence: NBS_LICENCE,
