@@ -226,6 +226,8 @@ export async function writeInterpretations(
   };
 
   const deadline = AbortSignal.timeout(input.budgetMs);
+  /** The last reservation of this run: the next one waits for it (see writeBatch). */
+  let reserving: Promise<boolean> = Promise.resolve(true);
   const writeBatch = async (batch: AnalysisOutput[]): Promise<ItemInterpretation[]> => {
     if (!client) return batch.map((item) => builtin(item, report, logger));
     if (input.tokens?.exhausted()) return fallBack(batch, 'budget_exhausted', 'daily token budget used');
@@ -246,8 +248,11 @@ export async function writeInterpretations(
                 batch.length,
               )
             : 0;
-          if (input.tokens && !(await input.tokens.reserve(estimate)))
-            throw new BudgetExhaustedError('daily token budget used');
+          // Reservations are made one after another in the order the batches got their slots, so the calls
+          // still start in the report's order (core_risk_insight first) whatever each reservation's round trip.
+          const reservation = input.tokens ? reserving.then(() => input.tokens!.reserve(estimate)) : null;
+          if (reservation) reserving = reservation.catch(() => false);
+          if (reservation && !(await reservation)) throw new BudgetExhaustedError('daily token budget used');
           let settled = false;
           try {
             const answered = await client.complete(
