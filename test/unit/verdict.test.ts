@@ -61,6 +61,27 @@ describe('verdict on real filings', () => {
     });
   });
 
+  it('on a distressed filing too: a mistyped subtotal moves data_quality only, and correcting it moves it back', () => {
+    // 鞍钢 FY2013–14 as transcribed is reliable; a typing slip in the 2014 operating cash inflow subtotal (one digit
+    // more: 65,234,000,000 → 652,340,000,000) breaks the statement's arithmetic but no scorecard input.
+    const clean = load('real/angang-2013-2014.json');
+    const broken = structuredClone(clean);
+    const inflow = broken.years_data
+      .find((y) => y.year === 2014)!
+      .sheets.find((s) => s.sheet_type === 'cash_flow')!
+      .items.find((i) => i.item_name === 'op_cash_in_total')!;
+    expect(inflow.current_year_amount).toBe('65234000000');
+    inflow.current_year_amount = '652340000000';
+    const before = scoreBody(clean);
+    const after = scoreBody(broken);
+    expect(before.data_quality).toBe('reliable');
+    expect(after.data_quality).toBe('unreliable');
+    expect(after.score).toBe(before.score);
+    expect(after.grade).toBe(before.grade);
+    inflow.current_year_amount = '65234000000';
+    expect(scoreBody(broken)).toEqual(before);
+  });
+
   it('coverage names the missing subtotals, and they are data gaps (Gree: no current subtotals transcribed)', () => {
     const core = analyse(load('real/gree-2016-2019.json'))[0]!;
     const verdict = core.sp_result.verdict as {
