@@ -216,6 +216,7 @@ describe('backtest harness', () => {
       'cscec-2014-2016',
       'datang-2013-2015',
       'gree-2016-2019',
+      'huaneng-2006-2007',
       'huaxiaxingfu-2017-2019',
       'kangmei-2014-2016',
       'moutai-2022-2024',
@@ -226,8 +227,14 @@ describe('backtest harness', () => {
         .filter((r) => r.label === 'distressed')
         .map((r) => r.name)
         .sort(),
-    ).toEqual(['angang-2013-2014', 'datang-2013-2015', 'huaxiaxingfu-2017-2019', 'kangmei-2014-2016']);
-    // Data quality is a property of the transcription, not of the label: 康美, 华夏幸福 and 中国建筑 print
+    ).toEqual([
+      'angang-2013-2014',
+      'datang-2013-2015',
+      'huaneng-2006-2007',
+      'huaxiaxingfu-2017-2019',
+      'kangmei-2014-2016',
+    ]);
+    // Data quality is a property of the transcription, not of the label: 康美, 华夏幸福, 华能 and 中国建筑 print
     // 发行债券收到的现金, a line the general format has no key for, so their financing inflow subtotal cannot be reproduced
     // (unreliable); 大唐's figures are whole 万元, so a few subtotals differ by 1万元 (questionable).
     const quality = Object.fromEntries(rows.map((r) => [r.name, r.data_quality]));
@@ -237,6 +244,7 @@ describe('backtest harness', () => {
       'cscec-2014-2016': 'unreliable',
       'datang-2013-2015': 'questionable',
       'gree-2016-2019': 'reliable',
+      'huaneng-2006-2007': 'unreliable',
       'huaxiaxingfu-2017-2019': 'unreliable',
       'kangmei-2014-2016': 'unreliable',
       'moutai-2022-2024': 'reliable',
@@ -262,11 +270,12 @@ describe('backtest harness', () => {
     });
   });
 
-  // The issue's evidence criterion. It does NOT hold on the real folder today: 康美药业's FY2014–16 statements as
-  // published (cash later found fabricated) score A 75.07, above Gree (B 73.55), 中国建筑 (B 64.16) and BYD
-  // (C 50.33); the other three distressed filings score below every healthy one (AUC 0.850). `it.fails` keeps the
-  // criterion in the suite without tuning the model to one filing: the day the ranking holds, this test fails and
-  // must become a plain `it` (docs/verdict.md, "Evidence").
+  // The issue's evidence criterion. It does NOT hold on the real folder today (AUC 0.800): 康美药业's FY2014–16
+  // statements as published (cash later found fabricated) score A 75.07, above Gree (B 73.55), 中国建筑 (B 64.16)
+  // and BYD (C 50.33), and 华能国际's FY2006–07 (loss in 2008, 营业成本 98.6 % of revenue) B 67.03, above 中国建筑
+  // and BYD; the other three distressed filings score below every healthy one. `it.fails` keeps the criterion in
+  // the suite without tuning the model to these filings: the day the ranking holds, this test fails and must become
+  // a plain `it` (docs/verdict.md, "Evidence").
   it.fails('every distressed filing scores below every healthy one (fails today: see docs/verdict.md)', () => {
     expect(misranked(runBacktest(BACKTEST_DIR))).toEqual([]);
   });
