@@ -270,13 +270,17 @@ describe('backtest harness', () => {
     });
   });
 
-  // The issue's evidence criterion. It does NOT hold on the real folder today (AUC 0.800): 康美药业's FY2014–16
-  // statements as published (cash later found fabricated) score A 75.07, above Gree (B 73.55), 中国建筑 (B 64.16)
-  // and BYD (C 50.33), and 华能国际's FY2006–07 (loss in 2008, 营业成本 98.6 % of revenue) B 67.03, above 中国建筑
-  // and BYD; the other three distressed filings score below every healthy one. `it.fails` keeps the criterion in
-  // the suite without tuning the model to these filings: the day the ranking holds, this test fails and must become
-  // a plain `it` (docs/verdict.md, "Evidence").
-  it.fails('every distressed filing scores below every healthy one (fails today: see docs/verdict.md)', () => {
-    expect(misranked(runBacktest(BACKTEST_DIR))).toEqual([]);
+  // The issue's evidence criterion — every distressed filing below every healthy one — does NOT hold on the real
+  // folder today: 康美药业's FY2014–16 statements as published (cash later found fabricated) score A 75.07, above
+  // Gree, 中国建筑 and BYD, and 华能国际's FY2006–07 (loss in 2008 from a fuel-cost shock) B 67.03, above 中国建筑 and
+  // BYD (docs/verdict.md, "Evidence"). It stays open in the issue rather than being asserted false here or met by
+  // tuning the model to these filings. What the suite holds the model to meanwhile: the ranking does not get worse
+  // than it is on this folder (AUC 0.80, KS 0.60, the misranked pairs only those two filings').
+  it('ranks the real folder no worse than today: AUC ≥ 0.80, KS ≥ 0.60, misranking confined to 康美 and 华能', () => {
+    const rows = runBacktest(BACKTEST_DIR);
+    expect(auc(rows)).toBeGreaterThanOrEqual(0.8);
+    expect(ks(rows)).toBeGreaterThanOrEqual(0.6);
+    const offenders = new Set(misranked(rows).map((pair) => pair.distressed));
+    expect([...offenders].every((name) => /^(kangmei|huaneng)-/.test(name))).toBe(true);
   });
 });
