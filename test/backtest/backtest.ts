@@ -112,6 +112,21 @@ export function ks(rows: readonly Pick<BacktestRow, 'label' | 'score'>[]): numbe
   return best;
 }
 
+/**
+ * The pairs that break the ranking the issue asks for: a distressed filing scoring at or above a healthy one
+ * (empty when every distressed filing scores below every healthy one).
+ */
+export function misranked(
+  rows: readonly Pick<BacktestRow, 'name' | 'label' | 'score'>[],
+): { distressed: string; healthy: string }[] {
+  const healthy = rows.filter((r) => r.label === 'healthy');
+  return rows
+    .filter((r) => r.label === 'distressed')
+    .flatMap((d) =>
+      healthy.filter((h) => d.score >= h.score).map((h) => ({ distressed: d.name, healthy: h.name })),
+    );
+}
+
 /** The printed table (Markdown, so it can go into docs/verdict.md as is). */
 export function formatBacktest(rows: readonly BacktestRow[]): string {
   const cell = (v: unknown) => (v === null || v === undefined ? '—' : String(v));
@@ -129,5 +144,11 @@ export function formatBacktest(rows: readonly BacktestRow[]): string {
     '',
     `AUC ${a === null ? 'n/a (needs both labels)' : a.toFixed(3)} · KS ${k === null ? 'n/a (needs both labels)' : k.toFixed(3)} · ${rows.length} filings`,
   );
+  const wrong = misranked(rows);
+  if (wrong.length > 0)
+    lines.push(
+      '',
+      `Distressed at or above healthy (${wrong.length}): ${wrong.map((p) => `${p.distressed} ≥ ${p.healthy}`).join(', ')}`,
+    );
   return lines.join('\n');
 }

@@ -9,13 +9,15 @@ import { validateSubmission } from '../../schema/submission.ts';
 import { ANALYSIS_SLUGS, assembleReportItems, computeAnalysis } from '../../worker/engine/registry.ts';
 import { normaliseSubmission } from '../../worker/normalise.ts';
 import type { AnalysisOutput } from '../../worker/types.ts';
-import { auc, formatBacktest, ks, runBacktest, scoreBody } from '../backtest/backtest.ts';
+import { auc, formatBacktest, ks, misranked, runBacktest, scoreBody } from '../backtest/backtest.ts';
 import { makeReport } from '../helpers/engineFixtures.ts';
 
 type Body = {
   years_data: { year: number; sheets: { sheet_type: string; items: Record<string, string>[] }[] }[];
   [key: string]: unknown;
 };
+
+const BACKTEST_DIR = fileURLToPath(new URL('../fixtures/backtest/', import.meta.url));
 
 const load = (path: string): Body =>
   JSON.parse(readFileSync(new URL(`../fixtures/${path}`, import.meta.url), 'utf8')) as Body;
@@ -57,6 +59,27 @@ describe('verdict on real filings', () => {
       year: 2018,
       level: 'danger',
     });
+  });
+
+  it('on a distressed filing too: a mistyped subtotal moves data_quality only, and correcting it moves it back', () => {
+    // 鞍钢 FY2013–14 as transcribed is reliable; a typing slip in the 2014 operating cash inflow subtotal (one digit
+    // more: 65,234,000,000 → 652,340,000,000) breaks the statement's arithmetic but no scorecard input.
+    const clean = load('real/angang-2013-2014.json');
+    const broken = structuredClone(clean);
+    const inflow = broken.years_data
+      .find((y) => y.year === 2014)!
+      .sheets.find((s) => s.sheet_type === 'cash_flow')!
+      .items.find((i) => i.item_name === 'op_cash_in_total')!;
+    expect(inflow.current_year_amount).toBe('65234000000');
+    inflow.current_year_amount = '652340000000';
+    const before = scoreBody(clean);
+    const after = scoreBody(broken);
+    expect(before.data_quality).toBe('reliable');
+    expect(after.data_quality).toBe('unreliable');
+    expect(after.score).toBe(before.score);
+    expect(after.grade).toBe(before.grade);
+    inflow.current_year_amount = '65234000000';
+    expect(scoreBody(broken)).toEqual(before);
   });
 
   it('coverage names the missing subtotals, and they are data gaps (Gree: no current subtotals transcribed)', () => {
@@ -186,14 +209,78 @@ describe('backtest harness', () => {
   });
 
   it('scores every labelled filing of the folder with grade, score, coverage and data quality', () => {
-    const dir = fileURLToPath(new URL('../fixtures/backtest/', import.meta.url));
-    const rows = runBacktest(dir);
-    expect(rows.map((r) => r.name).sort()).toEqual(['byd-2016-2019', 'gree-2016-2019', 'moutai-2022-2024']);
-    for (const r of rows) {
-      expect(r.coverage).toBeGreaterThan(0);
-      expect(r.data_quality).toBe('reliable');
-    }
+    const rows = runBacktest(BACKTEST_DIR);
+    expect(rows.map((r) => r.name).sort()).toEqual([
+      'angang-2013-2014',
+      'byd-2016-2019',
+      'cscec-2014-2016',
+      'datang-2013-2015',
+      'gree-2016-2019',
+      'huaneng-2006-2007',
+      'huaxiaxingfu-2017-2019',
+      'kangmei-2014-2016',
+      'moutai-2022-2024',
+      'yunnanbaiyao-2014-2016',
+    ]);
+    expect(
+      rows
+        .filter((r) => r.label === 'distressed')
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual([
+      'angang-2013-2014',
+      'datang-2013-2015',
+      'huaneng-2006-2007',
+      'huaxiaxingfu-2017-2019',
+      'kangmei-2014-2016',
+    ]);
+    // Data quality is a property of the transcription, not of the label: 康美, 华夏幸福, 华能 and 中国建筑 print
+    // 发行债券收到的现金, a line the general format has no key for, so their financing inflow subtotal cannot be reproduced
+    // (unreliable); 大唐's figures are whole 万元, so a few subtotals differ by 1万元 (questionable).
+    const quality = Object.fromEntries(rows.map((r) => [r.name, r.data_quality]));
+    expect(quality).toEqual({
+      'angang-2013-2014': 'reliable',
+      'byd-2016-2019': 'reliable',
+      'cscec-2014-2016': 'unreliable',
+      'datang-2013-2015': 'questionable',
+      'gree-2016-2019': 'reliable',
+      'huaneng-2006-2007': 'unreliable',
+      'huaxiaxingfu-2017-2019': 'unreliable',
+      'kangmei-2014-2016': 'unreliable',
+      'moutai-2022-2024': 'reliable',
+      'yunnanbaiyao-2014-2016': 'reliable',
+    });
+    for (const r of rows) expect(r.coverage).toBeGreaterThan(0);
     expect(rows.map((r) => r.score)).toEqual([...rows.map((r) => r.score)].sort((a, b) => b - a));
     expect(formatBacktest(rows)).toContain('| 1 | moutai-2022-2024 |');
+  });
+
+  it('misranked: the pairs where a distressed filing scores at or above a healthy one', () => {
+    const rows = [
+      { name: 'h1', label: 'healthy' as const, score: 80 },
+      { name: 'h2', label: 'healthy' as const, score: 50 },
+      { name: 'd1', label: 'distressed' as const, score: 60 },
+      { name: 'd2', label: 'distressed' as const, score: 40 },
+    ];
+    expect(misranked(rows)).toEqual([{ distressed: 'd1', healthy: 'h2' }]);
+    expect(misranked(rows.filter((r) => r.name !== 'd1'))).toEqual([]);
+    expect(misranked([...rows, { name: 'd3', label: 'distressed' as const, score: 80 }])).toContainEqual({
+      distressed: 'd3',
+      healthy: 'h1',
+    });
+  });
+
+  // The issue's evidence criterion — every distressed filing below every healthy one — does NOT hold on the real
+  // folder today: 康美药业's FY2014–16 statements as published (cash later found fabricated) score A 75.07, above
+  // Gree, 中国建筑 and BYD, and 华能国际's FY2006–07 (loss in 2008 from a fuel-cost shock) B 67.03, above 中国建筑 and
+  // BYD (docs/verdict.md, "Evidence"). It stays open in the issue rather than being asserted false here or met by
+  // tuning the model to these filings. What the suite holds the model to meanwhile: the ranking does not get worse
+  // than it is on this folder (AUC 0.80, KS 0.60, the misranked pairs only those two filings').
+  it('ranks the real folder no worse than today: AUC ≥ 0.80, KS ≥ 0.60, misranking confined to 康美 and 华能', () => {
+    const rows = runBacktest(BACKTEST_DIR);
+    expect(auc(rows)).toBeGreaterThanOrEqual(0.8);
+    expect(ks(rows)).toBeGreaterThanOrEqual(0.6);
+    const offenders = new Set(misranked(rows).map((pair) => pair.distressed));
+    expect([...offenders].every((name) => /^(kangmei|huaneng)-/.test(name))).toBe(true);
   });
 });
