@@ -29,8 +29,6 @@ export interface ReportBenchmark {
   } | null;
 }
 
-const REPORT_SQL = prepared('select account_id, mode, enterprise_id from reports where id = $1');
-
 /**
  * The peers' distribution per indicator: over the latest successful report (by completion) of each enterprise
  * other than this one, in one statement — one index range scan, no join. Quantiles are withheld below `minimum`.
@@ -81,9 +79,9 @@ export async function peerDistributions(
 /** The matched benchmark of a report about to be computed (its submission as the job holds it, JSON text). */
 export async function benchmarkForReport(
   em: EntityManager,
-  reportId: string,
   payload: string,
   peerMinimum: number,
+  owner: { accountId: string; mode: string; enterpriseId: string },
 ): Promise<ReportBenchmark> {
   const report = JSON.parse(payload) as NormalisedReport;
   const industry = resolveIndustry(report.enterpriseInfo);
@@ -95,19 +93,16 @@ export async function benchmarkForReport(
         ...(code.group ? [`${code.section}${code.group}`] : []),
       ]
     : [];
-  const [owner] = await runSql<{ account_id: string; mode: string; enterprise_id: string }>(em, REPORT_SQL, [
-    reportId,
-  ]);
   const year = report.years.at(-1)?.year;
   // Peers at 大类 level (a 中类 code joins its 大类), else at the 门类 given.
   const peerKey =
-    code && owner && year !== undefined
+    code && year !== undefined
       ? {
-          accountId: owner.account_id,
+          accountId: owner.accountId,
           mode: owner.mode,
           industryCode: code.division ? `${code.section}${code.division}` : code.section,
           year,
-          enterpriseId: owner.enterprise_id,
+          enterpriseId: owner.enterpriseId,
         }
       : null;
   const [sets, peers] = await Promise.all([

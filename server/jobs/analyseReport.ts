@@ -25,7 +25,7 @@ import { runSql } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { emitReportEvent } from '../webhooks/delivery.ts';
+import { emitEvent, emitReportEvent } from '../webhooks/delivery.ts';
 import type { AnalysisJobData } from './queue.ts';
 
 /** A failure that retrying cannot fix (the job's input is unusable): the report fails at once. */
@@ -36,6 +36,11 @@ interface ClaimedTask {
   /** The normalised submission as JSON text: it goes to the pool as it is (see worker/computed.ts). */
   payload: string | null;
   ai_auto_analysis: boolean;
+  /** The report's owner and version: for its benchmark peers and its webhook event, without reading it again. */
+  account_id: string;
+  mode: string;
+  enterprise_id: string;
+  version_no: number;
 }
 
 /**
@@ -47,7 +52,7 @@ const CLAIM_SQL = prepared(`
      set step = 'store', attempts = t.attempts + 1, started_at = coalesce(t.started_at, $2), updated_at = $2
     from reports as r
    where t.id = $1 and t.status = 'processing' and r.id = t.report_id
-  returning t.payload::text as payload, r.ai_auto_analysis`);
+  returning t.payload::text as payload, r.ai_auto_analysis, r.account_id, r.mode, r.enterprise_id, r.version_no`);
 
 /**
  * Step 1 in one statement: the statements in normalised form, one row per year and sheet, taken from the stored
@@ -92,10 +97,12 @@ function assembleSql(items: number): string {
   ), report as (
     update reports set status = 'success', share_token = $4, completed_at = $2, updated_at = $2
      where id = $1 and status = 'pending'
+    returning id
   )
   update tasks
      set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null
-   where id = $3`);
+   where id = $3
+  returning (select count(*) from report)::int as succeeded`);
   assembleTexts.set(items, text);
   return text;
 }
@@ -130,7 +137,8 @@ export async function analyseReport(
     await timed('store', () => runSql(em, STORE_SQL, [data.taskId, data.reportId, new Date()]));
 
     // Step 2: compute every analysis item in the worker pool, against the report's matched industry benchmark.
-    const matched = await benchmarkForReport(em, data.reportId, payload, ctx.config.benchmarkPeerMinimum);
+    const owner = { accountId: task.account_id, mode: task.mode, enterpriseId: task.enterprise_id };
+    const matched = await benchmarkForReport(em, payload, ctx.config.benchmarkPeerMinimum, owner);
     const items = withCoreRiskInsight(
       await timed('compute', () => ctx.pool.compute(payload, ANALYSIS_SLUGS)),
       matched.benchmark,
@@ -145,7 +153,8 @@ export async function analyseReport(
 
     // Step 4: assemble — results, AI texts, the share token and the final statuses, atomically.
     const completedAt = new Date();
-    const params: unknown[] = [data.reportId, completedAt, data.taskId, newShareToken()];
+    const shareToken = newShareToken();
+    const params: unknown[] = [data.reportId, completedAt, data.taskId, shareToken];
     items.forEach((item, position) => {
       const text = written.get(item.slug);
       const risks = text ? mergeRiskItems(item.risk_items, text.model_risk_items) : item.risk_items;
@@ -158,13 +167,23 @@ export async function analyseReport(
       em.transactional(async (tx) => {
         // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
         if (ai) await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
-        await runSql(tx, sql, params);
+        const [assembled] = await runSql<{ succeeded: number }>(tx, sql, params);
         // The sets this report used and its peer values (docs/benchmarks.md).
         if (benchmarkJson)
           await recordReportBenchmark(tx, data.reportId, matched, benchmarkJson, completedAt);
         if (ai) await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
-        // report.succeeded, committed with the success itself (docs/webhooks.md).
-        await emitReportEvent(ctx, tx, data.reportId);
+        // report.succeeded, committed with the success itself (docs/webhooks.md) — when this attempt made it.
+        if (assembled?.succeeded)
+          await emitEvent(ctx, tx, {
+            id: data.reportId,
+            task_id: data.taskId,
+            status: 'success',
+            version_no: task.version_no,
+            share_token: shareToken,
+            error_message: null,
+            account_id: task.account_id,
+            mode: task.mode,
+          });
       }),
     );
     endJob();

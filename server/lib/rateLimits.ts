@@ -332,8 +332,7 @@ export class RateLimits {
     const own = read(ownKey);
     const account = read(accountKey);
     // What the lease really got: the points reserved past a limit were counted, but are not there to spend.
-    const granted =
-      asked - Math.max(0, own.used - size.points, account.used - accountSize.points);
+    const granted = asked - Math.max(0, own.used - size.points, account.used - accountSize.points);
     const lease: Lease = {
       own: { policy: budget, size, used: own.used, expire: own.expire },
       account: { policy: `${budget}_account`, size: accountSize, used: account.used, expire: account.expire },

@@ -101,7 +101,11 @@ export async function benchBenchmarks(): Promise<void> {
     let peersSeen = 0;
     for (let round = 0; round < ROUNDS; round++) {
       let t = performance.now();
-      const matched = await benchmarkForReport(em, report, payload, 10);
+      const matched = await benchmarkForReport(em, payload, 10, {
+        accountId: account,
+        mode: 'test',
+        enterpriseId: enterprise,
+      });
       match.push(performance.now() - t);
       peersSeen = Object.values(matched.benchmark.peers ?? {})[0]?.n ?? 0;
       t = performance.now();

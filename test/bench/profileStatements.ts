@@ -18,8 +18,8 @@ await withService({ poolThreads: availableParallelism(), webhookUrl: receiver.ur
   const { rows } = await admin.query(
     `select calls, total_exec_time, total_plan_time, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 160) as q
        from pg_stat_statements s join pg_database d on d.oid = s.dbid
-      where d.datname = $1 order by total_exec_time + total_plan_time desc limit 30`,
-    [dbName],
+      where d.datname = $1 order by (case when $2 then calls else total_exec_time + total_plan_time end) desc limit 30`,
+    [dbName, process.env.BY_CALLS === '1'],
   );
   const n = run.completed;
   console.log(`${n} reports, ${((n / run.elapsedMs) * 1000).toFixed(1)}/s; cpu`, run.cpu, 'db', run.db);

@@ -170,7 +170,9 @@ describe('rate-limit leases on postgres', () => {
     const digest = createHash('sha256').update(subject).digest('base64url');
     const rows = await service.services.db.orm.em
       .getConnection()
-      .execute<Array<{ points: number }>>('select points from rate_limits where key = ?', [`reads:${digest}`]);
+      .execute<Array<{ points: number }>>('select points from rate_limits where key = ?', [
+        `reads:${digest}`,
+      ]);
     return Number(rows[0]?.points ?? 0);
   };
 
