@@ -17,7 +17,12 @@ import {
   writeInterpretations,
 } from '../ai/interpretations.ts';
 import { accountTokenBudget, addAiUsage } from '../ai/usage.ts';
-import { benchmarkForReport, industryBenchmarkJson, recordReportBenchmark } from '../benchmarks/forReport.ts';
+import {
+  benchmarkForReport,
+  benchmarkSetsUsed,
+  industryBenchmarkJson,
+  recordPeerValues,
+} from '../benchmarks/forReport.ts';
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
 import { prepared } from '../db/prepared.ts';
@@ -25,7 +30,8 @@ import { runSql } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { emitEvent, emitReportEvent } from '../webhooks/delivery.ts';
+import { DELIVERIES_INSERT_SQL, emitReportEvent, enqueueDelivery } from '../webhooks/delivery.ts';
+import { reportEvent, serialiseEvent } from '../webhooks/payload.ts';
 import type { AnalysisJobData } from './queue.ts';
 
 /** A failure that retrying cannot fix (the job's input is unusable): the report fails at once. */
@@ -69,16 +75,19 @@ const STORE_SQL = prepared(`
   on conflict (report_id, fiscal_year, sheet_type) do update set lines = excluded.lines`);
 
 /** Parameters of the assemble statement before the items' rows, and the columns of each row. */
-const ASSEMBLE_FIXED = 4;
+const ASSEMBLE_FIXED = 10;
 const RESULT_COLUMNS = 6;
 /** The assemble statement's text by number of items (always every slug: one text, built once). */
 const assembleTexts = new Map<number, string>();
 
 /**
  * Step 4 in one statement (for `items` rows): every item (a retried attempt overwrites an earlier one's), the
- * report's success and share token, and the task's end, which also drops the stored submission. Each item's
- * values are parameters of their own: PostgreSQL then only checks each document, where one JSON array of every
- * item had to be taken apart (twice the database's CPU for this write).
+ * report's success and share token, the industry sets it used, its report.succeeded delivery to each enabled
+ * webhook endpoint of its account and mode (only when this statement moved it out of pending), and the task's
+ * end, which also drops the stored submission. It returns the deliveries, whose jobs the caller enqueues in the
+ * same transaction. Each item's values are parameters of their own: PostgreSQL then only checks each document,
+ * where one JSON array of every item had to be taken apart (twice the database's CPU for this write). One
+ * statement instead of three: each round trip on loopback TCP costs the main thread a write and a wake-up.
  */
 function assembleSql(items: number): string {
   const known = assembleTexts.get(items);
@@ -98,11 +107,21 @@ function assembleSql(items: number): string {
     update reports set status = 'success', share_token = $4, completed_at = $2, updated_at = $2
      where id = $1 and status = 'pending'
     returning id
+  ), sets as (
+    insert into report_benchmark_sets (report_id, set_id, set_name, edition, data_year)
+    select $1, s.set_id, s.set_name, s.edition, s.data_year
+      from jsonb_to_recordset($5::jsonb) as s(set_id text, set_name text, edition text, data_year int)
+    on conflict (report_id, set_id) do nothing
+  ), deliveries as (
+    ${DELIVERIES_INSERT_SQL('$6', '$7', '$8', '$9', '$10', '$2')}
+       and exists (select 1 from report)
+    on conflict (endpoint_id, event_key) do nothing
+    returning id
   )
   update tasks
      set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null
    where id = $3
-  returning (select count(*) from report)::int as succeeded`);
+  returning (select coalesce(array_agg(id), '{}') from deliveries) as deliveries`);
   assembleTexts.set(items, text);
   return text;
 }
@@ -154,7 +173,30 @@ export async function analyseReport(
     // Step 4: assemble — results, AI texts, the share token and the final statuses, atomically.
     const completedAt = new Date();
     const shareToken = newShareToken();
-    const params: unknown[] = [data.reportId, completedAt, data.taskId, shareToken];
+    const event = reportEvent(
+      {
+        id: data.reportId,
+        task_id: data.taskId,
+        status: 'success',
+        version_no: task.version_no,
+        share_token: shareToken,
+        error_message: null,
+      },
+      `${ctx.config.appUrl}/shared/reports/`,
+      completedAt,
+    );
+    const params: unknown[] = [
+      data.reportId,
+      completedAt,
+      data.taskId,
+      shareToken,
+      benchmarkSetsUsed(benchmarkJson),
+      task.account_id,
+      task.mode,
+      `${event.type}:${data.reportId}`,
+      event.type,
+      serialiseEvent(event),
+    ];
     items.forEach((item, position) => {
       const text = written.get(item.slug);
       const risks = text ? mergeRiskItems(item.risk_items, text.model_risk_items) : item.risk_items;
@@ -167,23 +209,12 @@ export async function analyseReport(
       em.transactional(async (tx) => {
         // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
         if (ai) await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
-        const [assembled] = await runSql<{ succeeded: number }>(tx, sql, params);
-        // The sets this report used and its peer values (docs/benchmarks.md).
-        if (benchmarkJson)
-          await recordReportBenchmark(tx, data.reportId, matched, benchmarkJson, completedAt);
+        const [assembled] = await runSql<{ deliveries: string[] }>(tx, sql, params);
+        // The report's peer values (docs/benchmarks.md); its sets were recorded by the statement above.
+        if (benchmarkJson) await recordPeerValues(tx, data.reportId, matched, benchmarkJson, completedAt);
         if (ai) await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
-        // report.succeeded, committed with the success itself (docs/webhooks.md) — when this attempt made it.
-        if (assembled?.succeeded)
-          await emitEvent(ctx, tx, {
-            id: data.reportId,
-            task_id: data.taskId,
-            status: 'success',
-            version_no: task.version_no,
-            share_token: shareToken,
-            error_message: null,
-            account_id: task.account_id,
-            mode: task.mode,
-          });
+        // report.succeeded, committed with the success itself (docs/webhooks.md): its deliveries' jobs.
+        for (const id of assembled?.deliveries ?? []) await enqueueDelivery(ctx, tx, id, task.account_id, 0);
       }),
     );
     endJob();

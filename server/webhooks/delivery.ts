@@ -121,36 +121,14 @@ export async function emitReportEvent(
   tx: EntityManager,
   reportId: string,
 ): Promise<number> {
-  const [report] = await runSql<OwnedReport>(
+  const [report] = await runSql<FinishedReport & { account_id: string; mode: string }>(
     tx,
     `select r.id, r.account_id, r.mode, r.status, r.version_no, r.share_token, r.error_message, t.id as task_id
        from reports r join tasks t on t.report_id = r.id
       where r.id = $1 and r.status in ('success', 'failed')`,
     [reportId],
   );
-  return report ? emitEvent(ctx, tx, report) : 0;
-}
-
-/** A finished report and its owner: what its event is built from. */
-export type OwnedReport = FinishedReport & { account_id: string; mode: string };
-
-/** One delivery per enabled endpoint of the report's account and mode (once per endpoint and event). */
-const EMIT_SQL = prepared(`
-  insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at, next_attempt_at)
-  select gen_random_uuid(), e.id, $3, $4, $5, 'pending', 0, $6, $6
-    from webhook_endpoints e where e.account_id = $1 and e.mode = $2 and e.enabled
-  on conflict (endpoint_id, event_key) do nothing
-  returning id`);
-
-/**
- * emitReportEvent for a caller that knows the finished report already (the analysis job, which has just written
- * it): one statement and one delivery job per enabled endpoint, none when the account has no endpoint.
- */
-export async function emitEvent(
-  ctx: ServiceContext,
-  tx: EntityManager,
-  report: OwnedReport,
-): Promise<number> {
+  if (!report) return 0;
   // The body is built and serialised by payload.ts, as a test event's is: one format for every delivery.
   const event = reportEvent(report, `${ctx.config.appUrl}/shared/reports/`, new Date());
   const rows = await runSql<{ id: string }>(tx, EMIT_SQL, [
@@ -164,6 +142,27 @@ export async function emitEvent(
   for (const row of rows) await enqueueDelivery(ctx, tx, row.id, report.account_id, 0);
   return rows.length;
 }
+
+/**
+ * One delivery per enabled endpoint of an account and mode, with the placeholders given: emitReportEvent's insert,
+ * and the analysis job's assemble statement's (server/jobs/analyseReport.ts, which adds its own condition).
+ */
+export const DELIVERIES_INSERT_SQL = (
+  accountId: string,
+  mode: string,
+  eventKey: string,
+  eventType: string,
+  payload: string,
+  at: string,
+) => `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at, next_attempt_at)
+    select gen_random_uuid(), e.id, ${eventKey}, ${eventType}, ${payload}, 'pending', 0, ${at}, ${at}
+      from webhook_endpoints e where e.account_id = ${accountId} and e.mode = ${mode} and e.enabled`;
+
+/** emitReportEvent's insert: once per endpoint and event. */
+const EMIT_SQL = prepared(`
+  ${DELIVERIES_INSERT_SQL('$1', '$2', '$3', '$4', '$5', '$6')}
+  on conflict (endpoint_id, event_key) do nothing
+  returning id`);
 
 interface AttemptResult {
   statusCode: number | null;

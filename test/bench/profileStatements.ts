@@ -3,8 +3,9 @@
  * reset before it, then the statements of the bench's database by total time, per report. Needs the
  * pg_stat_statements extension loaded by the server (shared_preload_libraries) and created in the admin database.
  */
-import pg from 'pg';
+
 import { availableParallelism } from 'node:os';
+import pg from 'pg';
 import { ADMIN_URL, agent, closedLoop, sustained, webhookReceiver, withService } from './lib.ts';
 
 const receiver = await webhookReceiver();
