@@ -15,8 +15,8 @@
  * of retries never runs ahead of new events. The delivery worker (DeliveryWorker) runs many attempts at once
  * per process: they wait on receivers, not on the CPU.
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Transaction } from 'kysely';
 import type { Job } from 'pg-boss';
@@ -174,6 +174,26 @@ interface AttemptResult {
 }
 
 /**
+ * Keep-alive connections to receivers, per protocol and SSRF setting: a receiver that gets a stream of events
+ * keeps one connection per concurrent attempt instead of a TCP (and TLS) handshake per event. The guard runs when
+ * a connection is opened (its lookup), so a reused connection goes to an address it already allowed; a connection
+ * cut by a deadline, a shutdown or an oversized answer is destroyed, never reused. Idle connections close after
+ * KEEP_ALIVE_IDLE_MS.
+ */
+const KEEP_ALIVE_IDLE_MS = 15_000;
+const agents = new Map<string, HttpAgent>();
+function agentFor(protocol: string, allowPrivate: boolean): HttpAgent {
+  const key = `${protocol}${allowPrivate}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxFreeSockets: 8, timeout: KEEP_ALIVE_IDLE_MS };
+    agent = protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+/**
  * One POST, without following redirects, to an address the SSRF guard allows, within a hard deadline of
  * `timeoutMs` over the whole exchange — connecting, the headers, and the body to its last byte: a receiver that
  * trickles its answer is cut at the deadline like one that never answers. `stop` aborts it early (shutdown).
@@ -230,7 +250,7 @@ function post(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        agent: false,
+        agent: agentFor(url.protocol, allowPrivate),
         lookup: guardedLookup(allowPrivate) as never,
       },
       (res) => {
