@@ -56,6 +56,11 @@ const HAND_BACK_MS = 2000;
 const DELIVERY_POOL_SIZE = 3;
 /** Most jobs taken in one fetch. */
 const MAX_FETCH = 16;
+/**
+ * Attempts that end within this long of one another are completed in one statement and wake one fetch (a stream of
+ * events made a completion and a fetch per event); it delays the next fetch by at most this much.
+ */
+const SETTLE_BATCH_MS = 20;
 
 export type { WebhookEvent, WebhookEventType } from './payload.ts';
 
@@ -428,8 +433,9 @@ export async function createWebhookQueue(ctx: ServiceContext): Promise<void> {
 /**
  * This process's delivery worker: one fetch loop that keeps up to `webhookConcurrency` attempts running, each
  * settled on its own (one slow receiver holds one slot, not a batch). It fetches again as soon as a fetch came
- * back non-empty or an attempt ends, else every IDLE_POLL_MS; each fetch passes the per-account cap
- * (`groupConcurrency`), which pg-boss checks against the active jobs of every process.
+ * back non-empty, or once the attempts that ended within SETTLE_BATCH_MS are completed (one statement for them
+ * all), else every IDLE_POLL_MS; each fetch passes the per-account cap (`groupConcurrency`), which pg-boss
+ * checks against the active jobs of every process.
  */
 export class DeliveryWorker {
   readonly #ctx: ServiceContext;
@@ -440,6 +446,10 @@ export class DeliveryWorker {
   #stopping = false;
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
+  /** Jobs whose attempt ended and that wait for the next batched completion. */
+  readonly #toComplete: Array<{ id: string; retryCount: number }> = [];
+  #flushTimer: NodeJS.Timeout | null = null;
+  readonly #flushes = new Set<Promise<void>>();
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
@@ -504,7 +514,9 @@ export class DeliveryWorker {
       this.#orm ?? this.#ctx.db.orm,
     )
       .then(
-        () => boss.complete(WEBHOOK_QUEUE, [fence]),
+        () => {
+          this.#toComplete.push(fence);
+        },
         (error: unknown) => {
           this.#ctx.logger.warn({ err: error, jobId: job.id, ...job.data }, 'webhook attempt failed');
           return boss.fail(WEBHOOK_QUEUE, [fence], { message: String(error) });
@@ -515,9 +527,31 @@ export class DeliveryWorker {
       )
       .finally(() => {
         this.#inFlight.delete(job.id);
-        this.#wake?.();
+        this.#flushTimer ??= setTimeout(() => void this.#flush(), SETTLE_BATCH_MS);
       });
     this.#inFlight.set(job.id, running);
+  }
+
+  /**
+   * Completes the jobs whose attempts ended since the last flush, in one statement, and wakes the fetch loop for
+   * the slots they freed. A job not completed because the process died expires and runs again: its attempt then
+   * finds the delivery no longer pending and sends nothing.
+   */
+  async #flush(): Promise<void> {
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer = null;
+    const fences = this.#toComplete.splice(0);
+    if (fences.length > 0) {
+      const completing = this.#ctx.queue.boss.complete(WEBHOOK_QUEUE, fences).then(
+        () => undefined,
+        (error: unknown) =>
+          this.#ctx.logger.error({ err: error, jobs: fences.length }, 'completing webhook jobs failed'),
+      );
+      this.#flushes.add(completing);
+      void completing.finally(() => this.#flushes.delete(completing));
+      await completing;
+    }
+    this.#wake?.();
   }
 
   /**
@@ -549,6 +583,10 @@ export class DeliveryWorker {
       // The cut attempts write their log rows and queue themselves again: a moment, not a network wait.
       await within(Promise.allSettled([...this.#inFlight.values()]), Date.now() + HAND_BACK_MS);
     }
+    await within(
+      this.#flush().then(() => Promise.allSettled([...this.#flushes])),
+      Date.now() + HAND_BACK_MS,
+    );
     if (this.#orm) await within(this.#orm.close(true), Date.now() + HAND_BACK_MS);
     return { finished: held - late, handedBack: late };
   }
