@@ -192,6 +192,19 @@ export class JobQueue {
   }
 
   /**
+   * Completes an analysis job inside the caller's open transaction (the job's assemble transaction), fenced to the
+   * attempt: the report's success and its job's completion commit together, and no statement of its own is spent
+   * on the completion. Returns whether the claim was still this attempt's.
+   */
+  async completeWithin(
+    trx: Transaction<unknown>,
+    attempt: { id: string; retryCount: number },
+  ): Promise<boolean> {
+    const response = await this.boss.complete(ANALYSIS_QUEUE, [attempt], null, { db: transactionDb(trx) });
+    return Number((response as { affected?: number } | undefined)?.affected ?? 0) > 0;
+  }
+
+  /**
    * Whether fewer than `limit` analysis jobs wait (created or retry). Counted at most once a second per
    * process, plus what this process enqueued since; counted again whenever that estimate reaches the limit,
    * so a refusal is always based on a fresh count.
@@ -243,7 +256,7 @@ export class JobQueue {
 
   /** Starts this process's workers: analysis jobs, and the dead letters that mark reports failed. */
   async work(
-    analyse: (job: Job<AnalysisJobData>) => Promise<void>,
+    analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>,
     giveUp: (job: Job<AnalysisJobData>) => Promise<void>,
   ): Promise<void> {
     this.#dispatcher ??= new AnalysisDispatcher(
@@ -312,6 +325,20 @@ export class JobQueue {
   }
 }
 
+/**
+ * What an analysis handler reports: `completed` when it completed its own job inside its last transaction
+ * (JobQueue.completeWithin), so the dispatcher only gives the slot back.
+ */
+export type AnalysisOutcome = 'completed' | undefined | void;
+
+interface Ended {
+  job: Job<AnalysisJobData>;
+  error: unknown;
+  failed: boolean;
+  /** Completed by the handler itself, in its transaction. */
+  completed: boolean;
+}
+
 /** A job's claim: settles and heartbeats are fenced to the attempt this process fetched. */
 const attempt = (job: Job<AnalysisJobData>) => ({ id: job.id, retryCount: job.retryCount });
 
@@ -330,7 +357,7 @@ class AnalysisDispatcher {
   readonly #boss: PgBoss;
   readonly #settings: JobSettings;
   readonly #logger: Logger;
-  readonly #analyse: (job: Job<AnalysisJobData>) => Promise<void>;
+  readonly #analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>;
   readonly #quiet: () => boolean;
   /** Jobs claimed and not yet settled: what heartbeats refresh and a shutdown hands back if they run late. */
   readonly inHand = new Map<string, Job<AnalysisJobData>>();
@@ -344,7 +371,7 @@ class AnalysisDispatcher {
   readonly #loop: Promise<void>;
   readonly #heartbeat: NodeJS.Timeout;
   /** Jobs that ended and wait to be settled; they keep their slots (and their account's) until then. */
-  #ended: Array<{ job: Job<AnalysisJobData>; error: unknown; failed: boolean }> = [];
+  #ended: Array<Ended> = [];
   #settling: Promise<void> | null = null;
   #idle: (() => void) | null = null;
 
@@ -352,7 +379,7 @@ class AnalysisDispatcher {
     boss: PgBoss,
     settings: JobSettings,
     logger: Logger,
-    analyse: (job: Job<AnalysisJobData>) => Promise<void>,
+    analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>,
     quiet: () => boolean,
   ) {
     this.#boss = boss;
@@ -430,21 +457,19 @@ class AnalysisDispatcher {
       );
     });
     Promise.race([Promise.resolve().then(() => this.#analyse(job)), expired]).then(
-      () => this.#end({ job, error: undefined, failed: false }, timer),
+      (outcome) =>
+        this.#end({ job, error: undefined, failed: false, completed: outcome === 'completed' }, timer),
       (error: unknown) => {
         this.#logger.warn(
           { err: error, jobId: job.id, retry: job.retryCount, ...job.data },
           'analysis job attempt failed',
         );
-        this.#end({ job, error, failed: true }, timer);
+        this.#end({ job, error, failed: true, completed: false }, timer);
       },
     );
   }
 
-  #end(
-    ended: { job: Job<AnalysisJobData>; error: unknown; failed: boolean },
-    timer: NodeJS.Timeout | undefined,
-  ) {
+  #end(ended: Ended, timer: NodeJS.Timeout | undefined) {
     clearTimeout(timer);
     this.#ended.push(ended);
     this.#settling ??= new Promise((resolve) => setTimeout(resolve, SETTLE_MS)).then(() => this.#settle());
@@ -454,7 +479,9 @@ class AnalysisDispatcher {
   async #settle(): Promise<void> {
     while (this.#ended.length > 0) {
       const round = this.#ended.splice(0);
-      const completed = round.filter((ended) => !ended.failed).map((ended) => attempt(ended.job));
+      const completed = round
+        .filter((ended) => !ended.failed && !ended.completed)
+        .map((ended) => attempt(ended.job));
       try {
         if (completed.length > 0) await this.#boss.complete(ANALYSIS_QUEUE, completed);
         for (const { job, error, failed } of round)
