@@ -108,7 +108,10 @@ export async function startService(
     if (works) {
       await queue.work(
         (job) =>
-          analyseReport(services, job.data, logger.child({ jobId: job.id, reportId: job.data.reportId })),
+          analyseReport(services, job.data, logger.child({ jobId: job.id, reportId: job.data.reportId }), {
+            id: job.id,
+            retryCount: job.retryCount,
+          }),
         async (job) => {
           logger.warn({ jobId: job.id, ...job.data }, 'analysis job gave up; marking the report failed');
           await markFailed(services, job.data);

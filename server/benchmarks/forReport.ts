@@ -29,8 +29,6 @@ export interface ReportBenchmark {
   } | null;
 }
 
-const REPORT_SQL = prepared('select account_id, mode, enterprise_id from reports where id = $1');
-
 /**
  * The peers' distribution per indicator: over the latest successful report (by completion) of each enterprise
  * other than this one, in one statement — one index range scan, no join. Quantiles are withheld below `minimum`.
@@ -81,9 +79,9 @@ export async function peerDistributions(
 /** The matched benchmark of a report about to be computed (its submission as the job holds it, JSON text). */
 export async function benchmarkForReport(
   em: EntityManager,
-  reportId: string,
   payload: string,
   peerMinimum: number,
+  owner: { accountId: string; mode: string; enterpriseId: string },
 ): Promise<ReportBenchmark> {
   const report = JSON.parse(payload) as NormalisedReport;
   const industry = resolveIndustry(report.enterpriseInfo);
@@ -95,19 +93,16 @@ export async function benchmarkForReport(
         ...(code.group ? [`${code.section}${code.group}`] : []),
       ]
     : [];
-  const [owner] = await runSql<{ account_id: string; mode: string; enterprise_id: string }>(em, REPORT_SQL, [
-    reportId,
-  ]);
   const year = report.years.at(-1)?.year;
   // Peers at 大类 level (a 中类 code joins its 大类), else at the 门类 given.
   const peerKey =
-    code && owner && year !== undefined
+    code && year !== undefined
       ? {
-          accountId: owner.account_id,
+          accountId: owner.accountId,
           mode: owner.mode,
           industryCode: code.division ? `${code.section}${code.division}` : code.section,
           year,
-          enterpriseId: owner.enterprise_id,
+          enterpriseId: owner.enterpriseId,
         }
       : null;
   const [sets, peers] = await Promise.all([
@@ -117,33 +112,29 @@ export async function benchmarkForReport(
   return { benchmark: matchBenchmark(report, industry, sets, peers), peerKey };
 }
 
+/** The sets industry_benchmark's sp_result (JSON text) used, as a JSON array for the assemble statement. */
+export function benchmarkSetsUsed(benchmarkJson: string | null): string {
+  if (!benchmarkJson) return '[]';
+  const sp = JSON.parse(benchmarkJson) as { sets_used?: unknown[] };
+  return JSON.stringify(sp.sets_used ?? []);
+}
+
 /**
- * Inside the assemble transaction: the sets the report used and its peer values (a retried attempt overwrites
- * its own rows). `benchmarkJson` is industry_benchmark's sp_result as JSON text.
+ * Inside the assemble transaction: the report's peer values (a retried attempt overwrites its own rows); the sets
+ * it used are written by the assemble statement itself. `benchmarkJson` is industry_benchmark's sp_result.
  */
-export async function recordReportBenchmark(
+export async function recordPeerValues(
   tx: EntityManager,
   reportId: string,
   prepared_: ReportBenchmark,
   benchmarkJson: string,
   completedAt: Date,
 ): Promise<void> {
-  const sp = JSON.parse(benchmarkJson) as {
-    rows: { indicator: string; value: number | null }[];
-    sets_used: { set_id: string; set_name: string; edition: string; data_year: number | null }[];
-  };
-  if (sp.sets_used.length > 0)
-    await runSql(
-      tx,
-      `insert into report_benchmark_sets (report_id, set_id, set_name, edition, data_year)
-       select $1, s.set_id, s.set_name, s.edition, s.data_year
-         from jsonb_to_recordset($2::jsonb) as s(set_id text, set_name text, edition text, data_year int)
-       on conflict (report_id, set_id) do nothing`,
-      [reportId, JSON.stringify(sp.sets_used)],
-    );
   const key = prepared_.peerKey;
+  if (!key) return;
+  const sp = JSON.parse(benchmarkJson) as { rows: { indicator: string; value: number | null }[] };
   const values = sp.rows.filter((r) => r.value !== null && PEER_INDICATORS.includes(r.indicator));
-  if (!key || values.length === 0) return;
+  if (values.length === 0) return;
   await runSql(
     tx,
     `insert into peer_values (report_id, account_id, mode, industry_code, year, enterprise_id, indicator, value, completed_at)

@@ -6,6 +6,7 @@
  * earlier attempt wrote, and a report that is no longer pending is left alone.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { type ComputedItem, toAnalysisOutputs, withCoreRiskInsight } from '../../worker/computed.ts';
 import { ANALYSIS_SLUGS } from '../../worker/engine/registry.ts';
@@ -17,7 +18,12 @@ import {
   writeInterpretations,
 } from '../ai/interpretations.ts';
 import { accountTokenBudget, addAiUsage } from '../ai/usage.ts';
-import { benchmarkForReport, industryBenchmarkJson, recordReportBenchmark } from '../benchmarks/forReport.ts';
+import {
+  benchmarkForReport,
+  benchmarkSetsUsed,
+  industryBenchmarkJson,
+  recordPeerValues,
+} from '../benchmarks/forReport.ts';
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
 import { prepared } from '../db/prepared.ts';
@@ -25,8 +31,9 @@ import { runSql } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { emitReportEvent } from '../webhooks/delivery.ts';
-import type { AnalysisJobData } from './queue.ts';
+import { DELIVERIES_INSERT_SQL, emitReportEvent, enqueueDelivery } from '../webhooks/delivery.ts';
+import { reportEvent, serialiseEvent } from '../webhooks/payload.ts';
+import type { AnalysisJobData, AnalysisOutcome } from './queue.ts';
 
 /** A failure that retrying cannot fix (the job's input is unusable): the report fails at once. */
 export class PermanentJobError extends Error {}
@@ -36,6 +43,11 @@ interface ClaimedTask {
   /** The normalised submission as JSON text: it goes to the pool as it is (see worker/computed.ts). */
   payload: string | null;
   ai_auto_analysis: boolean;
+  /** The report's owner and version: for its benchmark peers and its webhook event, without reading it again. */
+  account_id: string;
+  mode: string;
+  enterprise_id: string;
+  version_no: number;
 }
 
 /**
@@ -47,7 +59,7 @@ const CLAIM_SQL = prepared(`
      set step = 'store', attempts = t.attempts + 1, started_at = coalesce(t.started_at, $2), updated_at = $2
     from reports as r
    where t.id = $1 and t.status = 'processing' and r.id = t.report_id
-  returning t.payload::text as payload, r.ai_auto_analysis`);
+  returning t.payload::text as payload, r.ai_auto_analysis, r.account_id, r.mode, r.enterprise_id, r.version_no`);
 
 /**
  * Step 1 in one statement: the statements in normalised form, one row per year and sheet, taken from the stored
@@ -64,16 +76,19 @@ const STORE_SQL = prepared(`
   on conflict (report_id, fiscal_year, sheet_type) do update set lines = excluded.lines`);
 
 /** Parameters of the assemble statement before the items' rows, and the columns of each row. */
-const ASSEMBLE_FIXED = 4;
+const ASSEMBLE_FIXED = 10;
 const RESULT_COLUMNS = 6;
 /** The assemble statement's text by number of items (always every slug: one text, built once). */
 const assembleTexts = new Map<number, string>();
 
 /**
  * Step 4 in one statement (for `items` rows): every item (a retried attempt overwrites an earlier one's), the
- * report's success and share token, and the task's end, which also drops the stored submission. Each item's
- * values are parameters of their own: PostgreSQL then only checks each document, where one JSON array of every
- * item had to be taken apart (twice the database's CPU for this write).
+ * report's success and share token, the industry sets it used, its report.succeeded delivery to each enabled
+ * webhook endpoint of its account and mode (only when this statement moved it out of pending), and the task's
+ * end, which also drops the stored submission. It returns the deliveries, whose jobs the caller enqueues in the
+ * same transaction. Each item's values are parameters of their own: PostgreSQL then only checks each document,
+ * where one JSON array of every item had to be taken apart (twice the database's CPU for this write). One
+ * statement instead of three: each round trip on loopback TCP costs the main thread a write and a wake-up.
  */
 function assembleSql(items: number): string {
   const known = assembleTexts.get(items);
@@ -92,10 +107,22 @@ function assembleSql(items: number): string {
   ), report as (
     update reports set status = 'success', share_token = $4, completed_at = $2, updated_at = $2
      where id = $1 and status = 'pending'
+    returning id
+  ), sets as (
+    insert into report_benchmark_sets (report_id, set_id, set_name, edition, data_year)
+    select $1, s.set_id, s.set_name, s.edition, s.data_year
+      from jsonb_to_recordset($5::jsonb) as s(set_id text, set_name text, edition text, data_year int)
+    on conflict (report_id, set_id) do nothing
+  ), deliveries as (
+    ${DELIVERIES_INSERT_SQL('$6', '$7', '$8', '$9', '$10', '$2')}
+       and exists (select 1 from report)
+    on conflict (endpoint_id, event_key) do nothing
+    returning id
   )
   update tasks
      set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null
-   where id = $3`);
+   where id = $3
+  returning (select coalesce(array_agg(id), '{}') from deliveries) as deliveries`);
   assembleTexts.set(items, text);
   return text;
 }
@@ -110,11 +137,16 @@ async function timed<T>(step: 'store' | 'compute' | 'ai' | 'assemble', run: () =
   }
 }
 
+/**
+ * Runs one attempt of a report's analysis. With `attempt` (the pg-boss job this is, as the dispatcher fetched it),
+ * the job is completed inside the assemble transaction and 'completed' is returned; otherwise the caller completes it.
+ */
 export async function analyseReport(
   ctx: ServiceContext,
   data: AnalysisJobData,
   logger: Logger,
-): Promise<void> {
+  attempt?: { id: string; retryCount: number },
+): Promise<AnalysisOutcome> {
   const em = ctx.db.orm.em.fork();
   const [task] = await runSql<ClaimedTask>(em, CLAIM_SQL, [data.taskId, new Date()]);
   if (!task) {
@@ -130,7 +162,8 @@ export async function analyseReport(
     await timed('store', () => runSql(em, STORE_SQL, [data.taskId, data.reportId, new Date()]));
 
     // Step 2: compute every analysis item in the worker pool, against the report's matched industry benchmark.
-    const matched = await benchmarkForReport(em, data.reportId, payload, ctx.config.benchmarkPeerMinimum);
+    const owner = { accountId: task.account_id, mode: task.mode, enterpriseId: task.enterprise_id };
+    const matched = await benchmarkForReport(em, payload, ctx.config.benchmarkPeerMinimum, owner);
     const items = withCoreRiskInsight(
       await timed('compute', () => ctx.pool.compute(payload, ANALYSIS_SLUGS)),
       matched.benchmark,
@@ -145,7 +178,31 @@ export async function analyseReport(
 
     // Step 4: assemble — results, AI texts, the share token and the final statuses, atomically.
     const completedAt = new Date();
-    const params: unknown[] = [data.reportId, completedAt, data.taskId, newShareToken()];
+    const shareToken = newShareToken();
+    const event = reportEvent(
+      {
+        id: data.reportId,
+        task_id: data.taskId,
+        status: 'success',
+        version_no: task.version_no,
+        share_token: shareToken,
+        error_message: null,
+      },
+      `${ctx.config.appUrl}/shared/reports/`,
+      completedAt,
+    );
+    const params: unknown[] = [
+      data.reportId,
+      completedAt,
+      data.taskId,
+      shareToken,
+      benchmarkSetsUsed(benchmarkJson),
+      task.account_id,
+      task.mode,
+      `${event.type}:${data.reportId}`,
+      event.type,
+      serialiseEvent(event),
+    ];
     items.forEach((item, position) => {
       const text = written.get(item.slug);
       const risks = text ? mergeRiskItems(item.risk_items, text.model_risk_items) : item.risk_items;
@@ -154,20 +211,27 @@ export async function analyseReport(
       params.push(text?.ai_source ?? null);
     });
     const sql = assembleSql(items.length);
+    let completed = false;
     await timed('assemble', () =>
       em.transactional(async (tx) => {
         // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
         if (ai) await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
-        await runSql(tx, sql, params);
-        // The sets this report used and its peer values (docs/benchmarks.md).
-        if (benchmarkJson)
-          await recordReportBenchmark(tx, data.reportId, matched, benchmarkJson, completedAt);
+        const [assembled] = await runSql<{ deliveries: string[] }>(tx, sql, params);
+        // The report's peer values (docs/benchmarks.md); its sets were recorded by the statement above.
+        if (benchmarkJson) await recordPeerValues(tx, data.reportId, matched, benchmarkJson, completedAt);
         if (ai) await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
-        // report.succeeded, committed with the success itself (docs/webhooks.md).
-        await emitReportEvent(ctx, tx, data.reportId);
+        // report.succeeded, committed with the success itself (docs/webhooks.md): its deliveries' jobs.
+        for (const id of assembled?.deliveries ?? []) await enqueueDelivery(ctx, tx, id, task.account_id, 0);
+        // And the job's own completion: one statement in this transaction instead of one of its own afterwards.
+        if (attempt)
+          completed = await ctx.queue.completeWithin(
+            tx.getTransactionContext() as Transaction<unknown>,
+            attempt,
+          );
       }),
     );
     endJob();
+    return completed ? 'completed' : undefined;
   } catch (error) {
     if (error instanceof PermanentJobError) {
       await markFailed(ctx, data, `The report could not be analysed: ${error.message}.`);

@@ -5,6 +5,11 @@
  * never answered for a report without a job; workers claim jobs with SKIP LOCKED; a worker that dies stops
  * sending heartbeats and its job is retried; retries back off; a job that exhausts them moves to a
  * dead-letter queue, whose handler marks the report failed — so no report stays pending for ever.
+ *
+ * Analysis jobs are taken by one dispatcher per process (AnalysisDispatcher below), not by pg-boss's `work`: pg-boss's
+ * fetchers each wait for their whole batch, and every new job's NOTIFY woke every idle one (≈ 4 fetches a report).
+ * The dispatcher fetches exactly the free slots, one fetch at a time, and keeps what `work` gave: heartbeats, each
+ * job settled on its own, the per-account cap over all processes (groupConcurrency), expiry of a handler that hangs.
  */
 import type { Transaction } from 'kysely';
 import { CompiledQuery } from 'kysely';
@@ -16,7 +21,15 @@ import { prepared } from '../db/prepared.ts';
 
 export const ANALYSIS_QUEUE = 'report-analysis';
 export const ANALYSIS_DEAD_LETTER_QUEUE = 'report-analysis-dead';
-const JOBS_PER_FETCH = 4;
+/** Most analysis jobs one fetch takes: a fetch of many costs PostgreSQL hardly more than a fetch of one. */
+const MAX_FETCH = 16;
+/** The dispatcher's poll: finds retried jobs (a dead worker's raise no NOTIFY) and account slots freed elsewhere. */
+const POLL_MS = 1000;
+/**
+ * How long a job that ended waits for others to settle with it in one statement (and, with them, to free their slots
+ * for one fetch). The report was marked done in its own transaction before: nothing a client sees waits for this.
+ */
+const SETTLE_MS = 20;
 
 export interface AnalysisJobData {
   reportId: string;
@@ -67,8 +80,8 @@ export class JobQueue {
   readonly #logger: Logger;
   #started = false;
   #stopping = false;
-  /** Analysis jobs this process holds (claimed, not settled): what a shutdown hands back if they run late. */
-  readonly #inHand = new Map<string, Job<AnalysisJobData>>();
+  /** This process's analysis dispatcher, once `work` started it. */
+  #dispatcher: AnalysisDispatcher | null = null;
   /** pg-boss's table for the analysis queue (for the count of waiting jobs). */
   #table = 'job_common';
   /** Jobs waiting, as last counted, and jobs this process enqueued since. */
@@ -111,6 +124,23 @@ export class JobQueue {
     });
     boss.on('warning', (warning) => logger.warn({ warning }, 'pg-boss warning'));
     const queue = new JobQueue(boss, config, logger);
+    // pg-boss wakes only its own workers on a NOTIFY; the analysis queue has none, so its listener (one connection,
+    // reconnected by pg-boss, which calls onReconnect to recover what the gap missed) also wakes the dispatcher.
+    const bossDb = boss.getDb();
+    const listen = bossDb.listen?.bind(bossDb);
+    if (listen)
+      bossDb.listen = (channel, onNotification, onReconnect) =>
+        listen(
+          channel,
+          (payload) => {
+            onNotification(payload);
+            if (payload === ANALYSIS_QUEUE) queue.#dispatcher?.notified();
+          },
+          () => {
+            onReconnect();
+            queue.#dispatcher?.notified();
+          },
+        );
     await boss.start();
     await queue.#createQueues();
     queue.#table = (await boss.getQueue(ANALYSIS_QUEUE))?.table ?? queue.#table;
@@ -159,6 +189,19 @@ export class JobQueue {
     if (!id) throw new Error('pg-boss did not create the analysis job');
     this.#waiting.since++;
     return id;
+  }
+
+  /**
+   * Completes an analysis job inside the caller's open transaction (the job's assemble transaction), fenced to the
+   * attempt: the report's success and its job's completion commit together, and no statement of its own is spent
+   * on the completion. Returns whether the claim was still this attempt's.
+   */
+  async completeWithin(
+    trx: Transaction<unknown>,
+    attempt: { id: string; retryCount: number },
+  ): Promise<boolean> {
+    const response = await this.boss.complete(ANALYSIS_QUEUE, [attempt], null, { db: transactionDb(trx) });
+    return Number((response as { affected?: number } | undefined)?.affected ?? 0) > 0;
   }
 
   /**
@@ -213,45 +256,15 @@ export class JobQueue {
 
   /** Starts this process's workers: analysis jobs, and the dead letters that mark reports failed. */
   async work(
-    analyse: (job: Job<AnalysisJobData>) => Promise<void>,
+    analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>,
     giveUp: (job: Job<AnalysisJobData>) => Promise<void>,
   ): Promise<void> {
-    const log = this.#logger;
-    // Batches of JOBS_PER_FETCH with burstWhenBatchFull: while there is a backlog, a worker fetches again as soon as
-    // its batch is done instead of sleeping out its polling interval (pg-boss ignores bursting for batches of
-    // one). Each job of a batch is settled on its own (perJobResults), so one failure retries only that job.
-    const batchSize = Math.min(JOBS_PER_FETCH, this.#settings.jobConcurrency);
-    await this.boss.work<AnalysisJobData>(
-      ANALYSIS_QUEUE,
-      {
-        batchSize,
-        localConcurrency: Math.max(1, Math.ceil(this.#settings.jobConcurrency / batchSize)),
-        // Over every worker process (the database counts active jobs per group when it hands jobs out).
-        groupConcurrency: this.#settings.jobAccountConcurrency,
-        burstWhenBatchFull: true,
-        perJobResults: true,
-        // Retried jobs (a dead worker's) raise no notification: found by this poll (part of the failover time).
-        pollingIntervalSeconds: 1,
-        notifyPollingIntervalSeconds: 1,
-      },
-      async (jobs) =>
-        Promise.all(
-          jobs.map(async (job) => {
-            this.#inHand.set(job.id, job);
-            try {
-              await analyse(job);
-              return { id: job.id, status: 'completed' as const };
-            } catch (error) {
-              log.warn(
-                { err: error, jobId: job.id, retry: job.retryCount, ...job.data },
-                'analysis job attempt failed',
-              );
-              return { id: job.id, status: 'failed' as const, output: { message: String(error) } };
-            } finally {
-              this.#inHand.delete(job.id);
-            }
-          }),
-        ),
+    this.#dispatcher ??= new AnalysisDispatcher(
+      this.boss,
+      this.#settings,
+      this.#logger,
+      analyse,
+      () => this.#stopping,
     );
     await this.boss.work<AnalysisJobData>(
       ANALYSIS_DEAD_LETTER_QUEUE,
@@ -269,19 +282,27 @@ export class JobQueue {
    */
   async stopWorking(deadline: number): Promise<{ finished: number; handedBack: number }> {
     this.#stopping = true;
-    const held = this.#inHand.size;
-    const drained = Promise.allSettled(
-      [ANALYSIS_QUEUE, ANALYSIS_DEAD_LETTER_QUEUE].map((name) => this.boss.offWork(name, { wait: true })),
-    );
+    const dispatcher = this.#dispatcher;
+    const inHand = dispatcher?.inHand ?? new Map<string, Job<AnalysisJobData>>();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      drained,
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-      }),
-    ]);
-    clearTimeout(timer);
-    const late = [...this.#inHand.values()];
+    const until = (work: Promise<unknown>) =>
+      Promise.race([
+        work,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+        }),
+      ]).finally(() => clearTimeout(timer));
+    // A fetch in flight still lands its jobs in hand: they are counted, and drained or handed back like the rest.
+    await until(dispatcher?.stopFetching() ?? Promise.resolve());
+    const held = inHand.size;
+    await until(
+      Promise.allSettled([
+        dispatcher?.drained(),
+        this.boss.offWork(ANALYSIS_DEAD_LETTER_QUEUE, { wait: true }),
+      ]),
+    );
+    dispatcher?.stopHeartbeats();
+    const late = [...inHand.values()];
     if (late.length > 0) {
       const attempts = late.map((job) => ({ id: job.id, retryCount: job.retryCount }));
       await this.boss.fail(ANALYSIS_QUEUE, attempts, { message: 'handed back: the worker shut down' });
@@ -296,7 +317,222 @@ export class JobQueue {
     if (!this.#started) return;
     this.#started = false;
     this.#stopping = true;
+    // Not awaited: a fetch still in flight finds the pool closed, and says so only at debug level.
+    void this.#dispatcher?.stopFetching();
+    this.#dispatcher?.stopHeartbeats();
     // Jobs were drained or handed back by stopWorking (when this process worked): nothing is waited for here.
     await this.boss.stop({ graceful: false, close: true });
+  }
+}
+
+/**
+ * What an analysis handler reports: `completed` when it completed its own job inside its last transaction
+ * (JobQueue.completeWithin), so the dispatcher only gives the slot back.
+ */
+export type AnalysisOutcome = 'completed' | undefined | void;
+
+interface Ended {
+  job: Job<AnalysisJobData>;
+  error: unknown;
+  failed: boolean;
+  /** Completed by the handler itself, in its transaction. */
+  completed: boolean;
+}
+
+/** A job's claim: settles and heartbeats are fenced to the attempt this process fetched. */
+const attempt = (job: Job<AnalysisJobData>) => ({ id: job.id, retryCount: job.retryCount });
+
+/**
+ * One fetch loop per process for analysis jobs. It fetches min(free slots, MAX_FETCH) jobs at a time and starts each
+ * at once, so a process runs `jobConcurrency` jobs whether they come as a backlog or one at a time, and never holds
+ * more. It fetches when a slot is free and there may be work: after a NOTIFY for the queue, a fetch that came back
+ * full, the end of a job of an account this process held at its cap, or the 1 s poll — never two fetches at once.
+ * While this process holds an account at its cap, a NOTIFY waits for the next job to end (≤ the poll): under one
+ * account's backlog every new job is that account's, and fetching on each NOTIFY came back empty.
+ * One `touch` per half heartbeat interval refreshes every job in hand. Jobs that end within SETTLE_MS of each other
+ * (or while a settle is in flight) are completed in one statement and free their slots for one fetch; a failure is
+ * failed on its own, so only that job is retried.
+ */
+class AnalysisDispatcher {
+  readonly #boss: PgBoss;
+  readonly #settings: JobSettings;
+  readonly #logger: Logger;
+  readonly #analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>;
+  readonly #quiet: () => boolean;
+  /** Jobs claimed and not yet settled: what heartbeats refresh and a shutdown hands back if they run late. */
+  readonly inHand = new Map<string, Job<AnalysisJobData>>();
+  /** Jobs in hand per account (pg-boss group), to tell when this process holds one at its cap. */
+  readonly #perGroup = new Map<string, number>();
+  /** Whether jobs may be waiting that a fetch would get. */
+  #due = true;
+  #nextPoll = 0;
+  #stopping = false;
+  #wake: (() => void) | null = null;
+  readonly #loop: Promise<void>;
+  readonly #heartbeat: NodeJS.Timeout;
+  /** Jobs that ended and wait to be settled; they keep their slots (and their account's) until then. */
+  #ended: Array<Ended> = [];
+  #settling: Promise<void> | null = null;
+  #idle: (() => void) | null = null;
+
+  constructor(
+    boss: PgBoss,
+    settings: JobSettings,
+    logger: Logger,
+    analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>,
+    quiet: () => boolean,
+  ) {
+    this.#boss = boss;
+    this.#settings = settings;
+    this.#logger = logger;
+    this.#analyse = analyse;
+    this.#quiet = quiet;
+    // Twice per heartbeat interval, as pg-boss's workers do; a dead process's jobs miss it and are retried.
+    this.#heartbeat = setInterval(() => void this.#touch(), (settings.jobHeartbeatSeconds * 1000) / 2);
+    this.#loop = this.#run();
+  }
+
+  /** A NOTIFY for the queue (or the listener reconnected): a job may be waiting. */
+  notified(): void {
+    this.#due = true;
+    if (!this.#atCap()) this.#wake?.();
+  }
+
+  #atCap(): boolean {
+    for (const count of this.#perGroup.values())
+      if (count >= this.#settings.jobAccountConcurrency) return true;
+    return false;
+  }
+
+  async #run(): Promise<void> {
+    const { jobConcurrency, jobAccountConcurrency } = this.#settings;
+    while (!this.#stopping) {
+      let pause = 0;
+      if (Date.now() >= this.#nextPoll) this.#due = true;
+      const free = jobConcurrency - this.inHand.size;
+      if (free > 0 && this.#due) {
+        this.#due = false;
+        this.#nextPoll = Date.now() + POLL_MS;
+        const batchSize = Math.min(free, MAX_FETCH);
+        try {
+          const jobs = await this.#boss.fetch<AnalysisJobData>(ANALYSIS_QUEUE, {
+            batchSize,
+            // Over every worker process (the database counts active jobs per group when it hands jobs out).
+            groupConcurrency: jobAccountConcurrency,
+          });
+          for (const job of jobs) this.#start(job);
+          if (jobs.length === batchSize) this.#due = true;
+        } catch (error) {
+          // The database is unreachable: try again at the next poll, and say so once a second at most.
+          if (this.#stopping)
+            this.#logger.debug({ err: error }, 'fetching analysis jobs failed while stopping');
+          else this.#logger.error({ err: error }, 'fetching analysis jobs failed');
+          pause = POLL_MS;
+        }
+      }
+      const full = this.inHand.size >= jobConcurrency;
+      if (this.#stopping || (pause === 0 && this.#due && !full)) continue;
+      // With every slot taken only the end of a job wakes the loop (its settle does); else also the poll.
+      await new Promise<void>((resolve) => {
+        const timer = full ? undefined : setTimeout(resolve, Math.max(pause, this.#nextPoll - Date.now()));
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = null;
+    }
+  }
+
+  #start(job: Job<AnalysisJobData>): void {
+    this.inHand.set(job.id, job);
+    if (job.groupId) this.#perGroup.set(job.groupId, (this.#perGroup.get(job.groupId) ?? 0) + 1);
+    // A handler that outlives the job's expiry gives its slot back, failed, as pg-boss's worker does (the
+    // supervisor retries the job anyway); it may still finish, and its settle then finds the claim gone.
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`handler execution exceeded ${job.expireInSeconds}s`)),
+        job.expireInSeconds * 1000,
+      );
+    });
+    Promise.race([Promise.resolve().then(() => this.#analyse(job)), expired]).then(
+      (outcome) =>
+        this.#end({ job, error: undefined, failed: false, completed: outcome === 'completed' }, timer),
+      (error: unknown) => {
+        this.#logger.warn(
+          { err: error, jobId: job.id, retry: job.retryCount, ...job.data },
+          'analysis job attempt failed',
+        );
+        this.#end({ job, error, failed: true, completed: false }, timer);
+      },
+    );
+  }
+
+  #end(ended: Ended, timer: NodeJS.Timeout | undefined) {
+    clearTimeout(timer);
+    this.#ended.push(ended);
+    this.#settling ??= new Promise((resolve) => setTimeout(resolve, SETTLE_MS)).then(() => this.#settle());
+  }
+
+  /** Settles what ended, in rounds: jobs that end during a round's statements go together in the next one. */
+  async #settle(): Promise<void> {
+    while (this.#ended.length > 0) {
+      const round = this.#ended.splice(0);
+      const completed = round
+        .filter((ended) => !ended.failed && !ended.completed)
+        .map((ended) => attempt(ended.job));
+      try {
+        if (completed.length > 0) await this.#boss.complete(ANALYSIS_QUEUE, completed);
+        for (const { job, error, failed } of round)
+          if (failed) await this.#boss.fail(ANALYSIS_QUEUE, [attempt(job)], { message: String(error) });
+      } catch (error) {
+        // Left active, the jobs miss their heartbeats and are retried: a report is never lost, at worst run again.
+        if (this.#quiet()) this.#logger.debug({ err: error }, 'settling analysis jobs failed while stopping');
+        else this.#logger.error({ err: error }, 'settling analysis jobs failed');
+      }
+      for (const { job } of round) this.#release(job);
+      this.#wake?.();
+    }
+    this.#settling = null;
+    if (this.inHand.size === 0) this.#idle?.();
+  }
+
+  #release(job: Job<AnalysisJobData>): void {
+    this.inHand.delete(job.id);
+    if (!job.groupId) return;
+    const count = this.#perGroup.get(job.groupId) ?? 0;
+    // The account was at its cap here: its waiting jobs, if any, can be fetched now.
+    if (count >= this.#settings.jobAccountConcurrency) this.#due = true;
+    if (count > 1) this.#perGroup.set(job.groupId, count - 1);
+    else this.#perGroup.delete(job.groupId);
+  }
+
+  async #touch(): Promise<void> {
+    if (this.inHand.size === 0) return;
+    try {
+      await this.#boss.touch(ANALYSIS_QUEUE, [...this.inHand.values()].map(attempt));
+    } catch (error) {
+      this.#logger.warn({ err: error }, 'analysis job heartbeat failed');
+    }
+  }
+
+  /** Stops fetching; resolves once no fetch is in flight. */
+  stopFetching(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    return this.#loop;
+  }
+
+  /** Resolves when every job in hand has ended and been settled. */
+  drained(): Promise<void> {
+    if (this.inHand.size === 0 && !this.#settling) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#idle = resolve;
+    });
+  }
+
+  stopHeartbeats(): void {
+    clearInterval(this.#heartbeat);
   }
 }

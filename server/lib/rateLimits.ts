@@ -131,6 +131,31 @@ const PAIR_UPSERT_SQL = `
     expire = case when r.expire <= $6 then excluded.expire else r.expire end
   returning key, points, expire`;
 
+/** A caller's reserved points (consumeFor): both counters as the reserving statement left them. */
+interface Lease {
+  own: { policy: string; size: BudgetSize; used: number; expire: number };
+  account: { policy: string; size: BudgetSize; used: number; expire: number };
+  /** Reserved points not yet spent. */
+  left: number;
+  /** When the first of the two windows ends: the lease is void from then on. */
+  expiresAt: number;
+}
+
+/** Windows longer than this are counted a point at a time: a lease left unspent would be lost for too long. */
+const LEASE_MAX_WINDOW_SECONDS = 10;
+/** The most points one lease reserves. */
+const LEASE_MAX_POINTS = 50;
+
+/**
+ * How many points one statement reserves for a caller: a tenth of the smaller window (so a process can hold
+ * back at most a tenth of a budget from the others), at most LEASE_MAX_POINTS, and 1 — every request counted
+ * on its own, as before leases — for small budgets and long windows (ai_regeneration's hour).
+ */
+export function leaseSize(size: BudgetSize, accountSize: BudgetSize): number {
+  if (Math.max(size.windowSeconds, accountSize.windowSeconds) > LEASE_MAX_WINDOW_SECONDS) return 1;
+  return Math.max(1, Math.min(LEASE_MAX_POINTS, Math.floor(Math.min(size.points, accountSize.points) / 10)));
+}
+
 export class RateLimits {
   readonly sizes: Record<Budget, BudgetSize>;
   readonly accountSizes: Record<AccountBudget, BudgetSize>;
@@ -143,6 +168,10 @@ export class RateLimits {
    * connection), which is what keeps a flooding client from slowing everyone else's requests.
    */
   readonly #spent = new Map<string, { resetAt: number; state: CounterState }>();
+  /** Points reserved in the database and not yet spent, per caller and account (see consumeFor). */
+  readonly #leases = new Map<string, Lease>();
+  /** The lease being reserved per caller and account: concurrent requests wait for it. */
+  readonly #leasing = new Map<string, Promise<BudgetState>>();
 
   constructor(
     db: Database,
@@ -227,25 +256,67 @@ export class RateLimits {
   }
 
   /**
-   * Counts `weight` points of a caller against `budget` — its own counter and its account's ceiling, in one
-   * statement. Refused when either is over. A weight above the caller's whole window is counted as the
-   * window (such a request must stay possible once the window is fresh).
+   * Counts `weight` points of a caller against `budget` — its own counter and its account's ceiling. Refused when
+   * either is over. A weight above the caller's whole window is counted as the window (such a request must stay
+   * possible once the window is fresh).
+   *
+   * Points are reserved in the database before they are spent, a lease at a time (`leaseSize`): one statement
+   * reserves the lease on both counters, and the requests that follow spend it from memory until it runs out or
+   * either window ends. So nothing is ever granted that the database did not count first — no overshoot,
+   * whatever the number of processes — and one statement serves a lease's worth of requests. The price is
+   * bounded: points a process leased and did not spend before the window ended are lost to the other processes
+   * (at most `leaseSize − 1` per process and counter). One lease is taken at a time per caller and process:
+   * concurrent requests wait for it instead of each reserving its own.
    */
   async consumeFor(budget: AccountBudget, spender: Spender, weight = 1): Promise<BudgetState> {
     const size = this.sizes[budget];
     const accountSize = this.accountSizes[budget];
     const points = Math.max(1, Math.min(Math.ceil(weight), size.points, accountSize.points));
-    const now = Date.now();
     const ownKey = `${budget}:${digest(spender.subject)}`;
     const accountKey = `${budget}_account:${digest(spender.accountId)}`;
-    const spent = this.#spentAmong([ownKey, accountKey], now);
-    if (spent.length > 0) return { ...spent[0]!, budget, allowed: false, counters: spent };
+    const leaseKey = `${ownKey} ${accountKey}`;
+    for (;;) {
+      const now = Date.now();
+      const spent = this.#spentAmong([ownKey, accountKey], now);
+      if (spent.length > 0) return { ...spent[0]!, budget, allowed: false, counters: spent };
+      const lease = this.#leases.get(leaseKey);
+      if (lease && lease.expiresAt > now && lease.left >= points) {
+        lease.left -= points;
+        return this.#leaseState(budget, lease, now);
+      }
+      const taking = this.#leasing.get(leaseKey);
+      if (taking) {
+        await taking;
+        continue;
+      }
+      const reserve = this.#reserve(budget, ownKey, accountKey, leaseKey, points, now);
+      this.#leasing.set(leaseKey, reserve);
+      try {
+        return await reserve;
+      } finally {
+        this.#leasing.delete(leaseKey);
+      }
+    }
+  }
+
+  /** One statement: reserves a lease (at least `points`) on both counters and spends `points` of it. */
+  async #reserve(
+    budget: AccountBudget,
+    ownKey: string,
+    accountKey: string,
+    leaseKey: string,
+    points: number,
+    now: number,
+  ): Promise<BudgetState> {
+    const size = this.sizes[budget];
+    const accountSize = this.accountSizes[budget];
+    const asked = Math.max(points, leaseSize(size, accountSize));
     const { rows } = await this.#client.query({
       text: PAIR_UPSERT_SQL,
       values: [
         ownKey,
         accountKey,
-        points,
+        asked,
         now + size.windowSeconds * 1000,
         now + accountSize.windowSeconds * 1000,
         now,
@@ -254,25 +325,60 @@ export class RateLimits {
     const found = new Map(
       (rows as Array<{ key: string; points: number; expire: string | number }>).map((row) => [row.key, row]),
     );
-    const counter = (key: string, policy: string, limit: BudgetSize): CounterState => {
+    const read = (key: string) => {
       const row = found.get(key);
-      const used = Number(row?.points ?? points);
-      const msLeft = Math.max(0, Number(row?.expire ?? now) - now);
-      return {
-        policy,
-        size: limit,
-        allowed: used <= limit.points,
-        remaining: Math.max(0, limit.points - used),
-        resetSeconds: Math.max(1, Math.ceil(msLeft / 1000)),
-      };
+      return { used: Number(row?.points ?? asked), expire: Number(row?.expire ?? now) };
     };
-    const own = counter(ownKey, budget, size);
-    const account = counter(accountKey, `${budget}_account`, accountSize);
-    this.#remember(ownKey, own, now);
-    this.#remember(accountKey, account, now);
+    const own = read(ownKey);
+    const account = read(accountKey);
+    // What the lease really got: the points reserved past a limit were counted, but are not there to spend.
+    const granted = asked - Math.max(0, own.used - size.points, account.used - accountSize.points);
+    const lease: Lease = {
+      own: { policy: budget, size, used: own.used, expire: own.expire },
+      account: { policy: `${budget}_account`, size: accountSize, used: account.used, expire: account.expire },
+      left: Math.max(0, granted - points),
+      expiresAt: Math.min(own.expire, account.expire),
+    };
+    if (granted >= points) {
+      this.#storeLease(leaseKey, lease, now);
+      return this.#leaseState(budget, lease, now);
+    }
+    this.#leases.delete(leaseKey);
+    const counter = (c: Lease['own'], allowed: boolean): CounterState => ({
+      policy: c.policy,
+      size: c.size,
+      allowed,
+      remaining: 0,
+      resetSeconds: Math.max(1, Math.ceil(Math.max(0, c.expire - now) / 1000)),
+    });
+    const ownState = counter(lease.own, own.used - asked + points <= size.points);
+    const accountState = counter(lease.account, account.used - asked + points <= accountSize.points);
+    this.#remember(ownKey, ownState, now);
+    this.#remember(accountKey, accountState, now);
     // The counter that refused (or, when both allow, the caller's own) is the one a 429's Retry-After names.
-    const binding = own.allowed && !account.allowed ? account : own;
-    return { ...binding, budget, allowed: own.allowed && account.allowed, counters: [own, account] };
+    const binding = ownState.allowed && !accountState.allowed ? accountState : ownState;
+    return { ...binding, budget, allowed: false, counters: [ownState, accountState] };
+  }
+
+  /** An allowed request's state from its lease: remaining = what the database has left + what the lease has. */
+  #leaseState(budget: AccountBudget, lease: Lease, now: number): BudgetState {
+    const counter = (c: Lease['own']): CounterState => ({
+      policy: c.policy,
+      size: c.size,
+      allowed: true,
+      remaining: Math.max(0, c.size.points - c.used) + lease.left,
+      resetSeconds: Math.max(1, Math.ceil(Math.max(0, c.expire - now) / 1000)),
+    });
+    const own = counter(lease.own);
+    return { ...own, budget, counters: [own, counter(lease.account)] };
+  }
+
+  #storeLease(key: string, lease: Lease, now: number): void {
+    if (this.#leases.size >= 10_000) {
+      for (const [old, entry] of this.#leases) if (entry.expiresAt <= now) this.#leases.delete(old);
+      if (this.#leases.size >= 10_000) this.#leases.clear();
+    }
+    this.#leases.set(key, lease);
   }
 
   /** Counts one request and throws 429 (with Retry-After) when the budget is spent. */

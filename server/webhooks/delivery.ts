@@ -15,13 +15,13 @@
  * of retries never runs ahead of new events. The delivery worker (DeliveryWorker) runs many attempts at once
  * per process: they wait on receivers, not on the CPU.
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Transaction } from 'kysely';
 import type { Job } from 'pg-boss';
 import { ormOptions } from '../db/database.ts';
-import { PreparingClient } from '../db/prepared.ts';
+import { PreparingClient, prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import { transactionDb } from '../jobs/queue.ts';
 import { webhookDeliveries } from '../observability/metrics.ts';
@@ -56,6 +56,11 @@ const HAND_BACK_MS = 2000;
 const DELIVERY_POOL_SIZE = 3;
 /** Most jobs taken in one fetch. */
 const MAX_FETCH = 16;
+/**
+ * Attempts that end within this long of one another are completed in one statement and wake one fetch (a stream of
+ * events made a completion and a fetch per event); it delays the next fetch by at most this much.
+ */
+const SETTLE_BATCH_MS = 20;
 
 export type { WebhookEvent, WebhookEventType } from './payload.ts';
 
@@ -131,25 +136,38 @@ export async function emitReportEvent(
   if (!report) return 0;
   // The body is built and serialised by payload.ts, as a test event's is: one format for every delivery.
   const event = reportEvent(report, `${ctx.config.appUrl}/shared/reports/`, new Date());
-  const rows = await runSql<{ id: string }>(
-    tx,
-    `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at, next_attempt_at)
-     select gen_random_uuid(), e.id, $3, $4, $5, 'pending', 0, $6, $6
-       from webhook_endpoints e where e.account_id = $1 and e.mode = $2 and e.enabled
-     on conflict (endpoint_id, event_key) do nothing
-     returning id`,
-    [
-      report.account_id,
-      report.mode,
-      `${event.type}:${report.id}`,
-      event.type,
-      serialiseEvent(event),
-      new Date(),
-    ],
-  );
+  const rows = await runSql<{ id: string }>(tx, EMIT_SQL, [
+    report.account_id,
+    report.mode,
+    `${event.type}:${report.id}`,
+    event.type,
+    serialiseEvent(event),
+    new Date(),
+  ]);
   for (const row of rows) await enqueueDelivery(ctx, tx, row.id, report.account_id, 0);
   return rows.length;
 }
+
+/**
+ * One delivery per enabled endpoint of an account and mode, with the placeholders given: emitReportEvent's insert,
+ * and the analysis job's assemble statement's (server/jobs/analyseReport.ts, which adds its own condition).
+ */
+export const DELIVERIES_INSERT_SQL = (
+  accountId: string,
+  mode: string,
+  eventKey: string,
+  eventType: string,
+  payload: string,
+  at: string,
+) => `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at, next_attempt_at)
+    select gen_random_uuid(), e.id, ${eventKey}, ${eventType}, ${payload}, 'pending', 0, ${at}, ${at}
+      from webhook_endpoints e where e.account_id = ${accountId} and e.mode = ${mode} and e.enabled`;
+
+/** emitReportEvent's insert: once per endpoint and event. */
+const EMIT_SQL = prepared(`
+  ${DELIVERIES_INSERT_SQL('$1', '$2', '$3', '$4', '$5', '$6')}
+  on conflict (endpoint_id, event_key) do nothing
+  returning id`);
 
 interface AttemptResult {
   statusCode: number | null;
@@ -158,6 +176,26 @@ interface AttemptResult {
   timedOut: boolean;
   /** Cut short because this process is shutting down (handed back, not counted as the receiver's failure). */
   interrupted: boolean;
+}
+
+/**
+ * Keep-alive connections to receivers, per protocol and SSRF setting: a receiver that gets a stream of events
+ * keeps one connection per concurrent attempt instead of a TCP (and TLS) handshake per event. The guard runs when
+ * a connection is opened (its lookup), so a reused connection goes to an address it already allowed; a connection
+ * cut by a deadline, a shutdown or an oversized answer is destroyed, never reused. Idle connections close after
+ * KEEP_ALIVE_IDLE_MS.
+ */
+const KEEP_ALIVE_IDLE_MS = 15_000;
+const agents = new Map<string, HttpAgent>();
+function agentFor(protocol: string, allowPrivate: boolean): HttpAgent {
+  const key = `${protocol}${allowPrivate}`;
+  let agent = agents.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxFreeSockets: 8, timeout: KEEP_ALIVE_IDLE_MS };
+    agent = protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+    agents.set(key, agent);
+  }
+  return agent;
 }
 
 /**
@@ -217,7 +255,7 @@ function post(
       {
         method: 'POST',
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        agent: false,
+        agent: agentFor(url.protocol, allowPrivate),
         lookup: guardedLookup(allowPrivate) as never,
       },
       (res) => {
@@ -252,11 +290,23 @@ interface DeliveryTarget {
   previous_secret_expires_at: Date | null;
 }
 
+/** An attempt's log row and the delivery's new state, in one statement (atomic without a transaction). */
+const SETTLE_SQL = prepared(`
+  with attempt as (
+    insert into webhook_attempts (delivery_id, attempt_no, attempted_at, status_code, latency_ms, error)
+    values ($1, $2, $3, $4, $5, $6)
+  )
+  update webhook_deliveries
+     set attempts = $2, status = $7, last_status_code = $4, last_latency_ms = $5, last_error = $6,
+         next_attempt_at = $8, delivered_at = $9, attempt_started_at = null
+   where id = $1`);
+
 /**
  * One attempt of a delivery (the job's body). It first takes the delivery's lease: a delivery that is no longer
  * pending, or whose lease another attempt holds, is left alone — so a delivery never has two attempts at once.
  * The attempt, whatever its outcome (timeouts and a shutdown's interruption included), is written to the attempt
- * log in the same transaction that releases the lease and queues the next attempt.
+ * log by the statement that releases the lease — in one transaction with the next attempt's job or the endpoint's
+ * disabling when there is one, and on its own (no transaction: three round trips fewer) when the delivery ends.
  */
 export async function attemptDelivery(
   ctx: ServiceContext,
@@ -323,40 +373,34 @@ export async function attemptDelivery(
       : result.statusCode !== null && result.statusCode >= 300 && result.statusCode < 400
         ? `redirect (${result.statusCode}) not followed`
         : `HTTP ${result.statusCode}`);
-  await em.transactional(async (tx) => {
-    await runSql(
-      tx,
-      `insert into webhook_attempts (delivery_id, attempt_no, attempted_at, status_code, latency_ms, error)
-       values ($1, $2, $3, $4, $5, $6)`,
-      [target.id, attempt, now, result.statusCode, result.latencyMs, error],
-    );
-    await runSql(
-      tx,
-      `update webhook_deliveries
-          set attempts = $2, status = $3, last_status_code = $4, last_latency_ms = $5, last_error = $6,
-              next_attempt_at = $7, delivered_at = $8, attempt_started_at = null
-        where id = $1`,
-      [
-        target.id,
-        attempt,
-        status,
-        result.statusCode,
-        result.latencyMs,
-        error,
-        retryIn !== undefined ? new Date(now.getTime() + retryIn * 1000) : null,
-        ok ? new Date() : null,
-      ],
-    );
-    if (gone) {
-      await runSql(
-        tx,
-        `update webhook_endpoints set enabled = false, disabled_reason = $2, updated_at = $3 where id = $1`,
-        [target.endpoint_id, 'The endpoint answered 410 Gone; deliveries stopped.', new Date()],
-      );
-    }
-    if (retryIn !== undefined)
-      await enqueueDelivery(ctx, tx, target.id, target.account_id, retryIn, !result.interrupted);
-  });
+  const settle = [
+    target.id,
+    attempt,
+    now,
+    result.statusCode,
+    result.latencyMs,
+    error,
+    status,
+    retryIn !== undefined ? new Date(now.getTime() + retryIn * 1000) : null,
+    ok ? new Date() : null,
+  ];
+  if (!gone && retryIn === undefined) {
+    // Delivered (or failed for good): the attempt and the delivery's end in one statement, no transaction.
+    await runSql(em, SETTLE_SQL, settle);
+  } else {
+    await em.transactional(async (tx) => {
+      await runSql(tx, SETTLE_SQL, settle);
+      if (gone) {
+        await runSql(
+          tx,
+          `update webhook_endpoints set enabled = false, disabled_reason = $2, updated_at = $3 where id = $1`,
+          [target.endpoint_id, 'The endpoint answered 410 Gone; deliveries stopped.', new Date()],
+        );
+      }
+      if (retryIn !== undefined)
+        await enqueueDelivery(ctx, tx, target.id, target.account_id, retryIn, !result.interrupted);
+    });
+  }
   webhookDeliveries.inc({
     outcome: ok
       ? 'delivered'
@@ -389,8 +433,9 @@ export async function createWebhookQueue(ctx: ServiceContext): Promise<void> {
 /**
  * This process's delivery worker: one fetch loop that keeps up to `webhookConcurrency` attempts running, each
  * settled on its own (one slow receiver holds one slot, not a batch). It fetches again as soon as a fetch came
- * back non-empty or an attempt ends, else every IDLE_POLL_MS; each fetch passes the per-account cap
- * (`groupConcurrency`), which pg-boss checks against the active jobs of every process.
+ * back non-empty, or once the attempts that ended within SETTLE_BATCH_MS are completed (one statement for them
+ * all), else every IDLE_POLL_MS; each fetch passes the per-account cap (`groupConcurrency`), which pg-boss
+ * checks against the active jobs of every process.
  */
 export class DeliveryWorker {
   readonly #ctx: ServiceContext;
@@ -401,6 +446,10 @@ export class DeliveryWorker {
   #stopping = false;
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
+  /** Jobs whose attempt ended and that wait for the next batched completion. */
+  readonly #toComplete: Array<{ id: string; retryCount: number }> = [];
+  #flushTimer: NodeJS.Timeout | null = null;
+  readonly #flushes = new Set<Promise<void>>();
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
@@ -465,7 +514,9 @@ export class DeliveryWorker {
       this.#orm ?? this.#ctx.db.orm,
     )
       .then(
-        () => boss.complete(WEBHOOK_QUEUE, [fence]),
+        () => {
+          this.#toComplete.push(fence);
+        },
         (error: unknown) => {
           this.#ctx.logger.warn({ err: error, jobId: job.id, ...job.data }, 'webhook attempt failed');
           return boss.fail(WEBHOOK_QUEUE, [fence], { message: String(error) });
@@ -476,9 +527,31 @@ export class DeliveryWorker {
       )
       .finally(() => {
         this.#inFlight.delete(job.id);
-        this.#wake?.();
+        this.#flushTimer ??= setTimeout(() => void this.#flush(), SETTLE_BATCH_MS);
       });
     this.#inFlight.set(job.id, running);
+  }
+
+  /**
+   * Completes the jobs whose attempts ended since the last flush, in one statement, and wakes the fetch loop for
+   * the slots they freed. A job not completed because the process died expires and runs again: its attempt then
+   * finds the delivery no longer pending and sends nothing.
+   */
+  async #flush(): Promise<void> {
+    if (this.#flushTimer) clearTimeout(this.#flushTimer);
+    this.#flushTimer = null;
+    const fences = this.#toComplete.splice(0);
+    if (fences.length > 0) {
+      const completing = this.#ctx.queue.boss.complete(WEBHOOK_QUEUE, fences).then(
+        () => undefined,
+        (error: unknown) =>
+          this.#ctx.logger.error({ err: error, jobs: fences.length }, 'completing webhook jobs failed'),
+      );
+      this.#flushes.add(completing);
+      void completing.finally(() => this.#flushes.delete(completing));
+      await completing;
+    }
+    this.#wake?.();
   }
 
   /**
@@ -510,6 +583,10 @@ export class DeliveryWorker {
       // The cut attempts write their log rows and queue themselves again: a moment, not a network wait.
       await within(Promise.allSettled([...this.#inFlight.values()]), Date.now() + HAND_BACK_MS);
     }
+    await within(
+      this.#flush().then(() => Promise.allSettled([...this.#flushes])),
+      Date.now() + HAND_BACK_MS,
+    );
     if (this.#orm) await within(this.#orm.close(true), Date.now() + HAND_BACK_MS);
     return { finished: held - late, handedBack: late };
   }

@@ -2,7 +2,7 @@
  * The benchmark side of a report's job, measured on its own (`npm run bench` runs it last; `node
  * test/bench/benchmarks.ts` alone): matching the sets and reading the peers' distribution before computing
  * (`benchmarkForReport`), and recording the sets used and the report's peer values in the assemble transaction
- * (`recordReportBenchmark`), against an account that already holds PEERS enterprises in the report's division
+ * (`recordPeerValues`; the sets used are written by the assemble statement itself), against an account that already holds PEERS enterprises in the report's division
  * (and as many in each of nine other divisions) with a loaded set. Compared with the engine's own time for the
  * same report, on the main thread, in the same run. Figures for docs and the note, never a test.
  */
@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { validateSubmission } from '../../schema/submission.ts';
 import { readBenchmarkCsv } from '../../server/benchmarks/csv.ts';
-import { benchmarkForReport, recordReportBenchmark } from '../../server/benchmarks/forReport.ts';
+import { benchmarkForReport, recordPeerValues } from '../../server/benchmarks/forReport.ts';
 import { importBenchmarkSet } from '../../server/benchmarks/sets.ts';
 import { migrate, openDatabase } from '../../server/db/database.ts';
 import { runSql } from '../../server/db/sql.ts';
@@ -101,7 +101,11 @@ export async function benchBenchmarks(): Promise<void> {
     let peersSeen = 0;
     for (let round = 0; round < ROUNDS; round++) {
       let t = performance.now();
-      const matched = await benchmarkForReport(em, report, payload, 10);
+      const matched = await benchmarkForReport(em, payload, 10, {
+        accountId: account,
+        mode: 'test',
+        enterpriseId: enterprise,
+      });
       match.push(performance.now() - t);
       peersSeen = Object.values(matched.benchmark.peers ?? {})[0]?.n ?? 0;
       t = performance.now();
@@ -111,7 +115,7 @@ export async function benchBenchmarks(): Promise<void> {
       // Inside a transaction, without its commit: in the job these writes share the assemble transaction's.
       await em.transactional(async (tx) => {
         const start = performance.now();
-        await recordReportBenchmark(tx, report, matched, json, new Date());
+        await recordPeerValues(tx, report, matched, json, new Date());
         record.push(performance.now() - start);
       });
     }

@@ -16,11 +16,8 @@ import { fixture } from '../helpers/service.ts';
 const SUBMIT = '/api/v1/developer/reports/financial';
 /** Small processes: two cores run up to four of them plus PostgreSQL. */
 const SMALL = { POOL_THREADS: '1', JOB_CONCURRENCY: '4', JOB_ACCOUNT_CONCURRENCY: '64' };
-/**
- * Job slots for `n` jobs held at once. A worker fetches in batches of up to 4 with JOB_CONCURRENCY / 4 fetchers, and
- * a fetcher waits for its whole batch: jobs held one by one (each submission wakes a fetcher) need a fetcher each.
- */
-const holding = (n: number) => ({ JOB_CONCURRENCY: String(4 * n) });
+/** Job slots for `n` jobs held at once: a worker's dispatcher fetches exactly its free slots, however jobs arrive. */
+const holding = (n: number) => ({ JOB_CONCURRENCY: String(n) });
 
 describe('processes', { timeout: 180_000 }, () => {
   let db: TestDatabase | undefined;
@@ -348,6 +345,59 @@ describe('processes', { timeout: 180_000 }, () => {
     expect(((await report.json()) as { status: string }).status).toBe('success');
   });
 
+  it('holds exactly JOB_CONCURRENCY jobs: of a backlog, and of jobs that arrive one at a time', async () => {
+    const { env, observer } = await setUp();
+    const slots = 6;
+    const api = await start({ ...env, ...SMALL, ROLE: 'api' });
+    const key = await newKey(env);
+    const active = async () =>
+      Number(
+        (
+          await observer.query(
+            "select count(*)::int as n from pgboss.job where name = 'report-analysis' and state = 'active'",
+          )
+        ).rows[0].n,
+      );
+    const finished = async (n: number) => {
+      await until('every report to finish', async () => {
+        const rows = await statuses(observer);
+        return rows.some((row) => row.status === 'pending') ? undefined : rows;
+      });
+      expect(await statuses(observer)).toEqual([{ status: 'success', n }]);
+    };
+
+    // A backlog of 9 when the worker starts: it takes its 6 slots' worth and leaves 3 waiting through its polls
+    // (pg-boss fetchers of 4 took 8; a fetch of more than the free slots takes all 9).
+    let releaseJobs = await holdJobs();
+    for (let i = 0; i < slots + 3; i++) await submit(api, key);
+    await start({ ...env, ...SMALL, ROLE: 'worker', JOB_CONCURRENCY: String(slots) });
+    await until('the worker to take its slots', async () => ((await active()) >= slots ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await active()).toBe(slots);
+    await releaseJobs();
+    await finished(slots + 3);
+
+    // One job at a time, each taken before the next is submitted: every one arrives alone (one NOTIFY each). pg-boss
+    // fetchers that wait for their whole batch held one job each (2 at most with 6 slots in fetchers of 4 or of 3).
+    releaseJobs = await holdJobs();
+    for (let i = 1; i <= slots; i++) {
+      await submit(api, key);
+      await until(
+        `the worker to hold ${i} jobs`,
+        async () => ((await active()) === i ? true : undefined),
+        15_000,
+      );
+    }
+    // With every slot taken, new jobs wait through their NOTIFYs and the polls.
+    for (let i = 0; i < 2; i++) await submit(api, key);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await active()).toBe(slots);
+    await releaseJobs();
+    await finished(2 * slots + 5);
+    const { rows: tasks } = await observer.query('select attempts, count(*)::int as n from tasks group by 1');
+    expect(tasks).toEqual([{ attempts: 1, n: 2 * slots + 5 }]);
+  });
+
   it('scales out: two api and two worker processes, one worker SIGKILLed mid-way, every report succeeds once', async () => {
     const { env, observer } = await setUp();
     const [api1, api2] = await Promise.all([
@@ -361,8 +411,8 @@ describe('processes', { timeout: 180_000 }, () => {
       for (let i = 0; i < n; i++)
         reports.push((await submit(reports.length % 2 === 0 ? api1 : api2, key)).report_id);
     };
-    // Four jobs wait before the first worker starts: its one fetcher (JOB_CONCURRENCY 4) takes all four in one
-    // batch and, holding them, takes no more.
+    // Four jobs wait before the first worker starts: it (JOB_CONCURRENCY 4) takes all four and, holding them,
+    // takes no more.
     await submitSome(4);
     const worker1 = await start({ ...env, ...SMALL, ROLE: 'worker' });
     await until('the first worker to hold four jobs', async () =>

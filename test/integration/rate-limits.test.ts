@@ -3,11 +3,13 @@
  * RateLimit-Policy / RateLimit headers on every response, 429 problem bodies with Retry-After, test and live
  * keys apart, and one budget shared by two app instances on the same database. Small budgets by configuration.
  */
+import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
+import { leaseSize, RateLimits } from '../../server/lib/rateLimits.ts';
 import { graphql } from '../helpers/graphql.ts';
 import { type ApiResponse, fixture, startTestService, type TestService } from '../helpers/service.ts';
 
@@ -141,5 +143,72 @@ describe.each(['postgres', 'pglite'] as const)('per-key rate limits on %s', (bac
       `mutation { generateAiAnalysis(reportId: "${id}") { slug } }`,
     );
     expect(refusedGraphql.body.errors[0].extensions.code).toBe('TOO_MANY_REQUESTS');
+  });
+});
+
+/**
+ * Leases (server/lib/rateLimits.ts consumeFor): a budget of short window is reserved in the database a lease at a
+ * time and spent from memory, never granted past what the database counted.
+ */
+describe('rate-limit leases on postgres', () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startTestService('postgres');
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  const sizes = (points: number, windowSeconds: number) => {
+    const { rateLimits, accountRateLimits } = loadConfig({});
+    return {
+      perKey: { ...rateLimits, reads: { points, windowSeconds } },
+      perAccount: { ...accountRateLimits, reads: { points: points * 10, windowSeconds } },
+    };
+  };
+  const counter = async (subject: string) => {
+    const digest = createHash('sha256').update(subject).digest('base64url');
+    const rows = await service.services.db.orm.em
+      .getConnection()
+      .execute<Array<{ points: number }>>('select points from rate_limits where key = ?', [
+        `reads:${digest}`,
+      ]);
+    return Number(rows[0]?.points ?? 0);
+  };
+
+  it('reserves a tenth of a short window per statement and keeps the RateLimit header exact', async () => {
+    const { perKey, perAccount } = sizes(100, 2);
+    expect(leaseSize(perKey.reads, perAccount.reads)).toBe(10);
+    const limits = new RateLimits(service.services.db, perKey, perAccount);
+    const spender = { subject: `lease-${crypto.randomUUID()}`, accountId: crypto.randomUUID() };
+    const remaining: number[] = [];
+    for (let i = 0; i < 25; i++) remaining.push((await limits.consumeFor('reads', spender)).remaining);
+    expect(remaining).toEqual(Array.from({ length: 25 }, (_, i) => 99 - i));
+    // Three leases of ten were counted: three statements for 25 requests, and the database never behind.
+    expect(await counter(spender.subject)).toBe(30);
+  });
+
+  it('counts a long window a point at a time', async () => {
+    const { perKey, perAccount } = sizes(100, 60);
+    expect(leaseSize(perKey.reads, perAccount.reads)).toBe(1);
+    const limits = new RateLimits(service.services.db, perKey, perAccount);
+    const spender = { subject: `exact-${crypto.randomUUID()}`, accountId: crypto.randomUUID() };
+    for (let i = 0; i < 7; i++) await limits.consumeFor('reads', spender);
+    expect(await counter(spender.subject)).toBe(7);
+  });
+
+  it('never grants more than the budget over two processes, and holds back at most a lease each', async () => {
+    const { perKey, perAccount } = sizes(100, 5);
+    const processes = [0, 1].map(() => new RateLimits(service.services.db, perKey, perAccount));
+    const spender = { subject: `race-${crypto.randomUUID()}`, accountId: crypto.randomUUID() };
+    const results = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => processes[i % 2]!.consumeFor('reads', spender)),
+    );
+    const granted = results.filter((r) => r.allowed).length;
+    expect(granted).toBeLessThanOrEqual(100);
+    expect(granted).toBeGreaterThanOrEqual(100 - 2 * (leaseSize(perKey.reads, perAccount.reads) - 1));
+    const refused = results.find((r) => !r.allowed)!;
+    expect(refused.remaining).toBe(0);
+    expect(refused.resetSeconds).toBeGreaterThan(0);
   });
 });

@@ -245,6 +245,23 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     ]);
     const metrics = await registry.getSingleMetricAsString('webhook_deliveries_total');
     expect(metrics).toMatch(/outcome="delivered"} [1-9]/);
+    // Its job is completed (in the worker's next batched completion, within moments), not left to expire.
+    const jobState = async () => {
+      const rows = await service.services.db.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ state: string }>>(
+          `select state from pgboss.job where name = 'webhook-delivery' and data->>'deliveryId' = ?`,
+          [entry.id],
+        );
+      return rows.map((row) => row.state);
+    };
+    let states = await jobState();
+    for (let i = 0; i < 40 && states.join() !== 'completed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      states = await jobState();
+    }
+    expect(states).toEqual(['completed']);
 
     // Manual redelivery: the same message again (same webhook-id).
     const again = await service.request(`${base}/${endpoint.id}/deliveries/${entry.id}/redeliver`, {
