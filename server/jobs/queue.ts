@@ -329,7 +329,7 @@ export class JobQueue {
  * What an analysis handler reports: `completed` when it completed its own job inside its last transaction
  * (JobQueue.completeWithin), so the dispatcher only gives the slot back.
  */
-export type AnalysisOutcome = 'completed' | undefined | void;
+export type AnalysisOutcome = 'completed' | undefined;
 
 interface Ended {
   job: Job<AnalysisJobData>;
