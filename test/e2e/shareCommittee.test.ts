@@ -537,6 +537,14 @@ describe('the report a credit committee accepts', () => {
       expect(benchmarks.rowCount, name).toBeGreaterThanOrEqual(2);
       expect(String(benchmarks.getRow(2).getCell(1).value ?? ''), name).not.toBe('');
       expect(String(benchmarks.getRow(2).getCell(4).value ?? ''), name).not.toBe('');
+      // Levels and size classes in words, not their codes (the 规模 column said "all").
+      benchmarks.eachRow((row, index) => {
+        if (index === 1) return;
+        for (const column of [8, 9]) {
+          const value = String(row.getCell(column).value ?? '');
+          expect(value, `${name} 行业对标 row ${index}`).not.toMatch(/[a-z]/);
+        }
+      });
       const summary = new Map<string, string[]>();
       let label = '';
       workbook.getWorksheet('概要')!.eachRow((row, index) => {
@@ -589,6 +597,9 @@ describe('the report a credit committee accepts', () => {
             expect(cell.numFmt).toBe('#,##0');
           }
         }
+        // The formula in words: no field codes (z_prime, year_start) or English zone names (safe, grey).
+        const formula = String(row.getCell(4 + years.length).value ?? '');
+        expect(formula, `row ${index}`).not.toMatch(/[a-z]+_[a-z]|\b(safe|distress|grey)\b/);
         expect(['倍', '%', '万元', '万元/人', '元', '次', '天', '个', '分', '个百分点', '']).toContain(
           String(row.getCell(3).value ?? ''),
         );
