@@ -267,6 +267,7 @@ async function main() {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
+      return; // stopped: no measurement runs (they used to start here)
     }
     const runs: Run[] = [];
     const steal: Array<number | null> = [];
