@@ -3,6 +3,7 @@
  * (set or the account's peers), every figure with its source, edition, data year, level and fallback.
  */
 import type ExcelJS from 'exceljs';
+import { SIZE_CLASS_LABELS } from '../../worker/engine/benchmark.ts';
 import { type BenchmarkRow, INDUSTRY_BENCHMARK_SLUG } from '../../worker/engine/industryBenchmark.ts';
 
 /** A text cell as Excel cannot run it (a leading =, +, - or @ is quoted). */
@@ -55,7 +56,8 @@ export function addIndustryBenchmarkSheet(
         data_year: f.data_year,
         industry: text(f.level === 'all' ? '全行业' : `${f.industry_code} ${f.industry_name}`),
         level: f.level_label,
-        size: f.size_class,
+        // The size class in words (全部规模, 中型 …), never its code (all, medium …).
+        size: SIZE_CLASS_LABELS[f.size_class] ?? f.size_class,
         ...(f.bands
           ? { 优秀: f.bands[0], 良好: f.bands[1], 平均: f.bands[2], 较低: f.bands[3], 较差: f.bands[4] }
           : {}),

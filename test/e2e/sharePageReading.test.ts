@@ -384,10 +384,12 @@ describe('share page for a credit officer', () => {
     await page.waitForSelector('[data-testid=summary]');
     await page.emulateMedia({ media: 'print' });
     await page.evaluate(() => window.dispatchEvent(new Event('beforeprint')));
+    // Every chart's print picture is there (made by the print event where the page had not yet).
     await page.waitForFunction(() =>
-      [...document.querySelectorAll('.chart')].every((c) => c.querySelector('canvas')),
+      [...document.querySelectorAll('.chart-box')].every((box) =>
+        box.classList.contains('has-print-picture'),
+      ),
     );
-    await page.waitForTimeout(600);
     const pdf = `${ARTIFACTS}share-5y.pdf`;
     await page.pdf({ path: pdf, format: 'A4', printBackground: true, preferCSSPageSize: true });
     await page.context().close();

@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { presentSharedItem } from '../../server/presenters/sharePresenter.ts';
 import type { SharedAnalysisItem } from '../../web/src/api/types.ts';
+import { echarts } from '../../web/src/charts/echarts.ts';
+import { printPicture } from '../../web/src/charts/printPicture.ts';
 import { CHART_SPECS, chartForItem, shortName } from '../../web/src/charts/registry.ts';
 import { ANALYSIS_SLUGS, assembleReportItems, computeAnalysis } from '../../worker/engine/registry.ts';
 import { FIXTURES, loadFixture, toReport } from '../helpers/engineFixtures.ts';
@@ -59,6 +61,32 @@ describe.each(FIXTURES)('charts of %s', (name) => {
           expect(series.data, item.slug).toHaveLength(option.xAxis.data.length);
         }
       }
+    }
+  });
+
+  it("draws each chart's print picture as well-formed SVG at paper size, every year and legend entry in it", () => {
+    // Text is escaped by ECharts but attribute values are not: a double quote in one (the font list's
+    // "PingFang SC") made every picture an image the browser could not decode, and the charts blank on paper.
+    const tag = /^<\/?[\w:-]+(\s+[\w:-]+(="[^"<>]*")?)*\s*\/?>$/;
+    for (const item of items) {
+      const chart = chartForItem(item);
+      if (!chart) continue;
+      const url = printPicture(echarts, chart.option);
+      expect(url.startsWith('data:image/svg+xml;charset=utf-8,'), item.slug).toBe(true);
+      const svg = decodeURIComponent(url.slice(url.indexOf(',') + 1));
+      expect(svg, item.slug).toMatch(/^<svg width="300" height="165" [^>]*viewBox="0 0 300 165"/);
+      const markup = svg.replace(/<style[^>]*>[\s\S]*?<\/style>/g, '');
+      for (const open of markup.match(/<[^>]*>/g) ?? []) expect(open, item.slug).toMatch(tag);
+      const option = chart.option as Loose;
+      const entities: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+      const texts = [...markup.matchAll(/>([^<]+)</g)].map((m) =>
+        m[1]!.trim().replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => entities[name]!),
+      );
+      if (option.xAxis?.type === 'category')
+        for (const year of option.xAxis.data) expect(texts, `${item.slug} ${year}`).toContain(String(year));
+      if (option.legend?.show)
+        for (const series of option.series)
+          expect(texts, `${item.slug} ${series.name}`).toContain(series.name);
     }
   });
 

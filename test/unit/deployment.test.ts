@@ -139,3 +139,17 @@ describe('configuration', () => {
     for (const name of new Set(names)) expect(readme, name).toContain(`\`${name}\``);
   });
 });
+
+describe('README', () => {
+  it('describes the share page as it is: newest year first, charts printed with or without the print event', () => {
+    const readme = read('README.md');
+    expect(readme).not.toMatch(/oldest first/);
+    expect(readme).toMatch(/newest first/);
+    expect(readme).toContain('data-print-ready');
+    // The contract as shipped, the ids captured from the 202, the CLI's DATA_DIR (issue 24).
+    expect(readme).not.toContain('financial-report-api.md');
+    expect(readme).toContain('schema/openapi.yaml');
+    expect(readme).toMatch(/jq -r \.report_id/);
+    expect(readme).toMatch(/DATA_DIR=\S+ npm run cli/);
+  });
+});

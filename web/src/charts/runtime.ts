@@ -4,13 +4,15 @@
  * 250–360 ms, most of it the engine's code running for the first time. Loading here evaluates the chunk in one
  * task, then draws throwaway charts of each kind this app uses (trend lines and bars with a legend, a ring,
  * horizontal bars) on a detached element, one step per task, so every real chart is drawn warm in one short
- * task. The share page starts this when the browser is idle after its first screen; the first chart that
+ * task; then lays out and writes a small chart as SVG, the first run of the print pictures' code
+ * (printPicture.ts). The share page starts this when the browser is idle after its first screen; the first chart that
  * scrolls into view awaits the same promise.
  */
 
 import { yieldToMain } from '../lib/yieldToMain.ts';
 import { buildHorizontalBarOption } from './bars.ts';
 import { buildPieOption } from './pie.ts';
+import { layOutPicture, printPicture } from './printPicture.ts';
 import { buildTrendOption } from './trend.ts';
 import type { ChartOption } from './types.ts';
 
@@ -88,6 +90,13 @@ async function warmUp(echarts: ECharts): Promise<void> {
   } finally {
     chart.dispose();
   }
+  // The print pictures' SVG rendering (printPicture.ts) runs its own code for the first time on a small chart:
+  // its layout, then its SVG, each a task of its own.
+  const small = warmUpOptions()[5]!;
+  await yieldToMain();
+  layOutPicture(echarts, small);
+  await yieldToMain();
+  printPicture(echarts, small);
 }
 
 let loading: Promise<ECharts> | undefined;

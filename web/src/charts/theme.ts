@@ -26,8 +26,12 @@ export const COLORS = {
   split: '#eef1f4',
 };
 
+/**
+ * Quoted with single quotes: ECharts' SVG rendering (the print pictures, printPicture.ts) writes the font into
+ * a double-quoted style attribute without escaping it, and a double quote there made the SVG unreadable.
+ */
 export const FONT_FAMILY =
-  '-apple-system, BlinkMacSystemFont, "PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC", "WenQuanYi Micro Hei", "Helvetica Neue", Arial, sans-serif';
+  "-apple-system, BlinkMacSystemFont, 'PingFang SC', 'Hiragino Sans GB', 'Microsoft YaHei', 'Noto Sans CJK SC', 'Source Han Sans SC', 'WenQuanYi Micro Hei', 'Helvetica Neue', Arial, sans-serif";
 
 /** What every chart starts from: palette, fonts, a short animation, tooltips kept inside the chart. */
 export function baseOption(): ChartOption {

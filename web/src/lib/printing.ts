@@ -17,12 +17,16 @@ export function isPrinting(): boolean {
   return printing || (typeof matchMedia === 'function' && matchMedia('print').matches);
 }
 
-/** A chart's size on paper: print.css's chart column beside the table (300 px, 79 mm), legend and plot. */
+/**
+ * A chart's size on paper, its print picture's (charts/printPicture.ts): print.css's chart column beside the
+ * table (300 px, 79 mm), legend and plot.
+ */
 export const PRINT_CHART = { width: 300, height: 165 } as const;
 
 /**
  * Calls `listener` when the page switches to or from print media (also when a tool prints without the
- * `beforeprint` event); returns the function that stops listening.
+ * `beforeprint` event; a print may send neither, see lib/printPictures.ts); returns the function that stops
+ * listening.
  */
 export function onPrintMedia(listener: (printing: boolean) => void): () => void {
   if (typeof matchMedia !== 'function') return () => {};

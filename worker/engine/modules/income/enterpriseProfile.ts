@@ -88,7 +88,7 @@ export const enterpriseProfileModule: AnalysisModule = {
       key: 'year_count',
       label: '报表覆盖年度数',
       unit: '个',
-      formula: '提交的年度数（year_start 至 year_end）',
+      formula: '提交的年度数（起始年度至截止年度）',
       inputs: ['income.*', 'balance.*'],
     },
     {
