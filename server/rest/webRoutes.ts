@@ -91,7 +91,20 @@ function previewTags(name: string): string {
   ].join('\n    ');
 }
 
-async function sendIndex(ctx: Context, status: 200 | 404, preview?: { name: string }): Promise<void> {
+/**
+ * The share page's own data, requested by the browser as it parses the page (`<link rel="preload" as="fetch">`)
+ * instead of once the entry script has run: the page's fetch of the same URL (same mode and credentials) takes the
+ * preloaded response, so the reader's phone starts the report's download in parallel with the app's code.
+ */
+function preloadTag(token: string): string {
+  return `<link rel="preload" as="fetch" href="/api/v1/shared/reports/${escapeHtml(encodeURIComponent(token))}" crossorigin="anonymous" />`;
+}
+
+async function sendIndex(
+  ctx: Context,
+  status: 200 | 404,
+  preview?: { name: string; token: string },
+): Promise<void> {
   let html: string;
   try {
     html = await readFile(`${WEB_DIST}index.html`, 'utf8');
@@ -101,6 +114,7 @@ async function sendIndex(ctx: Context, status: 200 | 404, preview?: { name: stri
   if (preview) {
     html = html
       .replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(`${preview.name} · 财务分析报告`)}</title>`)
+      .replace(/<head>/, `<head>\n    ${preloadTag(preview.token)}`)
       .replace('</head>', `  ${previewTags(preview.name)}\n  </head>`);
   }
   ctx.status = status;
@@ -164,8 +178,9 @@ export function webRoutes(services: ServiceContext): Middleware {
       // The page and its JSON share one budget per client address (a reader needs a few of each).
       await chargeAddress(ctx, 'share_reads', clientSubject(ctx.ip));
       try {
-        const report = await findSharedReport(services, decodeURIComponent(share[1]!));
-        return sendIndex(ctx, 200, { name: report.name });
+        const token = decodeURIComponent(share[1]!);
+        const report = await findSharedReport(services, token);
+        return sendIndex(ctx, 200, { name: report.name, token });
       } catch (error) {
         if (error instanceof NotFoundError || error instanceof URIError) return sendIndex(ctx, 404);
         throw error;

@@ -456,17 +456,33 @@ describe('share page for a credit officer', () => {
     expect(unknown).not.toContain('og:title');
   });
 
-  it("requests the report's data before the chart code", async () => {
-    const page = await open(`/shared/reports/${tokens['general_new-3y']}`, PHONE);
+  it("requests the report's data from the page's HTML, once, before the app's code", async () => {
+    const token = tokens['general_new-3y']!;
+    const html = await (await fetch(`${service.url}/shared/reports/${token}`)).text();
+    expect(html).toContain(
+      `<link rel="preload" as="fetch" href="/api/v1/shared/reports/${token}" crossorigin="anonymous" />`,
+    );
+    const unknown = await (await fetch(`${service.url}/shared/reports/${'x'.repeat(43)}`)).text();
+    expect(unknown).not.toContain('rel="preload" as="fetch"');
+    const page = await open(`/shared/reports/${token}`, PHONE);
+    const dataRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/v1/shared/reports/')) dataRequests.push(request.url());
+    });
+    await page.reload();
     await page.waitForSelector('[data-testid=summary]');
     const order = await page.evaluate(() => {
       const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
       const data = entries.find((e) => e.name.includes('/api/v1/shared/reports/'))!;
       const page = entries.find((e) => /\/assets\/SharedReport-[^/]*\.js$/.test(e.name))!;
-      return { data: data.startTime, page: page.startTime };
+      const entry = entries.find((e) => /\/assets\/index-[^/]*\.js$/.test(e.name))!;
+      return { data: data.startTime, page: page.startTime, entry: entry.responseEnd };
     });
-    // The data request leaves as soon as the entry script runs, not after the page's chunk arrives.
+    // The preload leaves while the HTML is parsed: before the entry script has even arrived, and the page's fetch
+    // takes its response instead of asking again.
     expect(order.data).toBeLessThanOrEqual(order.page);
+    expect(order.data).toBeLessThan(order.entry);
+    expect(dataRequests).toHaveLength(1);
     await page.context().close();
   });
 
