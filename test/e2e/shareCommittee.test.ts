@@ -470,7 +470,9 @@ describe('the report a credit committee accepts', () => {
       timeout: 240_000,
     }, async () => {
       const counts: Record<string, number> = {};
-      for (const name of ['five', 'three', 'gree'] as const) {
+      // Every report without any print event (what no script can help); the two event paths on the longest one.
+      const names = mode === 'silent' ? (['five', 'three', 'gree'] as const) : (['five'] as const);
+      for (const name of names) {
         const printed = await printCharts(name, mode);
         const { pages, charts, width, text, sparse } = printed;
         if (sparse.length > 0) console.info(`${name}: charts with almost nothing to draw:`, sparse);

@@ -341,6 +341,8 @@ describe('share page for a credit officer', () => {
     // A link to an item by its slug lands on it (desktop: 12 px under the top).
     const linked = await open(`/shared/reports/${token}#operational_efficiency`, DESKTOP);
     await linked.waitForSelector('[data-testid=summary]');
+    // The cards render a few per task after the first screen; on a busy machine the item comes later.
+    await linked.waitForSelector('#item-operational_efficiency', { timeout: 20_000 });
     expect(await settledTop(linked, '#item-operational_efficiency')).toBe(12);
     expect(await linked.evaluate(() => document.activeElement?.id)).toBe('item-operational_efficiency');
     await linked.context().close();
