@@ -49,6 +49,9 @@ export default defineConfig({
     outDir,
     emptyOutDir: true,
     assetsDir: 'assets',
+    // web/dist/.vite/manifest.json: the server reads it to name the share page's own chunks in that page's HTML
+    // (<link rel="modulepreload">), so they load beside the entry instead of after it (server/rest/webRoutes.ts).
+    manifest: true,
     target: 'es2022',
     // The share page's first load is measured and reported; keep an eye on anything larger than this.
     chunkSizeWarningLimit: 700,

@@ -100,6 +100,59 @@ function preloadTag(token: string): string {
   return `<link rel="preload" as="fetch" href="/api/v1/shared/reports/${escapeHtml(encodeURIComponent(token))}" crossorigin="anonymous" />`;
 }
 
+interface ManifestChunk {
+  file: string;
+  src?: string;
+  isEntry?: boolean;
+  imports?: string[];
+  css?: string[];
+}
+
+/** The share page's route component in the build's manifest (vite.config.ts `build.manifest`). */
+const SHARE_PAGE_SOURCE = 'src/pages/SharedReport.vue';
+
+/**
+ * The share page's own code and styles: the route's chunk and the chunks it imports statically (not the entry,
+ * which the HTML loads anyway, and not the chart code, which the page imports later on purpose), from the build's
+ * manifest. Without these, the phone asks for the page's chunk only once the entry has arrived and run — one more
+ * round trip on the slow line before the first screen. Empty when the build has no manifest.
+ */
+export function sharePageAssets(manifest: Record<string, ManifestChunk>): {
+  scripts: string[];
+  styles: string[];
+} {
+  const scripts: string[] = [];
+  const styles: string[] = [];
+  const seen = new Set<string>();
+  const visit = (key: string) => {
+    const chunk = manifest[key];
+    if (!chunk || seen.has(key) || chunk.isEntry) return;
+    seen.add(key);
+    scripts.push(`/${chunk.file}`);
+    for (const css of chunk.css ?? []) if (!styles.includes(`/${css}`)) styles.push(`/${css}`);
+    for (const imported of chunk.imports ?? []) visit(imported);
+  };
+  visit(SHARE_PAGE_SOURCE);
+  return { scripts, styles };
+}
+
+async function sharePreloadTags(): Promise<string[]> {
+  let manifest: Record<string, ManifestChunk>;
+  try {
+    manifest = JSON.parse(await readFile(`${WEB_DIST}.vite/manifest.json`, 'utf8')) as Record<
+      string,
+      ManifestChunk
+    >;
+  } catch {
+    return [];
+  }
+  const { scripts, styles } = sharePageAssets(manifest);
+  return [
+    ...scripts.map((href) => `<link rel="modulepreload" crossorigin href="${escapeHtml(href)}" />`),
+    ...styles.map((href) => `<link rel="preload" as="style" crossorigin href="${escapeHtml(href)}" />`),
+  ];
+}
+
 async function sendIndex(
   ctx: Context,
   status: 200 | 404,
@@ -114,7 +167,10 @@ async function sendIndex(
   if (preview) {
     html = html
       .replace(/<title>[^<]*<\/title>/, `<title>${escapeHtml(`${preview.name} · 财务分析报告`)}</title>`)
-      .replace(/<head>/, `<head>\n    ${preloadTag(preview.token)}`)
+      .replace(
+        /<head>/,
+        `<head>\n    ${[preloadTag(preview.token), ...(await sharePreloadTags())].join('\n    ')}`,
+      )
       .replace('</head>', `  ${previewTags(preview.name)}\n  </head>`);
   }
   ctx.status = status;

@@ -70,6 +70,8 @@ async function startDemo() {
 
 interface Run {
   lcp: number;
+  /** The LCP element: tag.class (size, first characters of its text). */
+  lcpElement: string;
   dataStart: number;
   dataEnd: number;
   chartStart: number | null;
@@ -139,6 +141,58 @@ function explainLongTasks(trace: { traceEvents: TraceEvent[] }, budgetMs = 200):
   return lines;
 }
 
+/**
+ * With --trace and BENCH_TIMELINE_MS: the page's first moments — every main-thread task over 15 ms and every
+ * resource that finished before that time, in order (what stands between the data's arrival and LCP).
+ */
+function timeline(trace: { traceEvents: TraceEvent[] }, untilMs: number): string[] {
+  const events = trace.traceEvents;
+  const main = events.find(
+    (e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain',
+  );
+  if (!main) return [];
+  const own = events.filter((e) => e.pid === main.pid && e.tid === main.tid).sort((a, b) => a.ts - b.ts);
+  const start = own.find((e) => e.name === 'ParseHTML')?.ts ?? own[0]?.ts ?? 0;
+  const urls = new Map<string, string>();
+  for (const e of events) {
+    const d = e.args?.data as { requestId?: string; url?: string } | undefined;
+    if (e.name === 'ResourceSendRequest' && d?.requestId && d.url)
+      urls.set(d.requestId, d.url.replace(/^.*\//, '').slice(0, 40));
+  }
+  const lines: string[] = [];
+  const mine = [
+    ...own,
+    ...events.filter((e) => e.name === 'ResourceFinish' || e.name === 'ResourceSendRequest'),
+  ].sort((a, b) => a.ts - b.ts);
+  for (const e of mine) {
+    const at = (e.ts - start) / 1000;
+    if (at > untilMs) break;
+    if (e.name === 'RunTask' && e.pid === main.pid && e.tid === main.tid && (e.dur ?? 0) > 15_000) {
+      const inside = own.filter(
+        (o) =>
+          o !== e && o.ts >= e.ts && o.ts <= e.ts + e.dur! && (o.dur ?? 0) > 5_000 && o.name !== 'RunTask',
+      );
+      const what = inside
+        .slice(0, 5)
+        .map((o) => {
+          const d = o.args?.data;
+          return `${o.name}${d?.url ? ` ${d.url.replace(/^.*\//, '')}` : ''}${d?.functionName ? ` ${d.functionName}` : ''} ${Math.round(o.dur! / 1000)}`;
+        })
+        .join(' | ');
+      lines.push(`${Math.round(at)} ms task ${Math.round(e.dur! / 1000)} ms: ${what}`);
+    }
+    if (e.name === 'ResourceFinish' || e.name === 'ResourceSendRequest') {
+      const d = e.args?.data as { requestId?: string } | undefined;
+      lines.push(
+        `${Math.round(at)} ms ${e.name === 'ResourceFinish' ? 'got' : 'asked'} ${urls.get(d?.requestId ?? '') ?? ''}`,
+      );
+    }
+    if (e.name === 'largestContentfulPaint::Candidate' || e.name === 'firstContentfulPaint')
+      lines.push(`${Math.round(at)} ms ${e.name}`);
+  }
+  return lines;
+}
+
 const TRACE = process.argv.includes('--trace');
 
 async function measure(url: string): Promise<Run> {
@@ -157,11 +211,19 @@ async function measure(url: string): Promise<Run> {
     await cdp.send('Network.emulateNetworkConditions', SLOW_4G);
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
     await page.addInitScript(() => {
-      const w = window as unknown as { __lcp: number; __long: number[][] };
+      const w = window as unknown as { __lcp: number; __lcpElement: string; __long: number[][] };
       w.__lcp = 0;
+      w.__lcpElement = '';
       w.__long = [];
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) w.__lcp = entry.startTime;
+        for (const entry of list.getEntries()) {
+          w.__lcp = entry.startTime;
+          const e = entry as PerformanceEntry & { element?: Element | null; size?: number };
+          const el = e.element;
+          w.__lcpElement = el
+            ? `${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ')[0]}` : ''} (${e.size} px², "${(el.textContent ?? '').trim().slice(0, 24)}")`
+            : '';
+        }
       }).observe({ type: 'largest-contentful-paint', buffered: true });
       new PerformanceObserver((list) => {
         for (const entry of list.getEntries())
@@ -206,18 +268,25 @@ async function measure(url: string): Promise<Run> {
         traceEvents: TraceEvent[];
       };
       console.log(explainLongTasks(trace).join('\n'));
+      if (process.env.BENCH_TIMELINE_MS)
+        console.log(timeline(trace, Number(process.env.BENCH_TIMELINE_MS)).join('\n'));
       const { profile } = await cdp.send('Profiler.stop');
       const path = `${ARTIFACTS}bench-web-${Date.now()}.cpuprofile`;
       writeFileSync(path, JSON.stringify(profile));
       console.log(`CPU profile (open in Chrome DevTools' Performance panel): ${path}`);
     }
     const figures = await page.evaluate(() => {
-      const w = window as unknown as { __lcp: number; __long: Array<[number, number]> };
+      const w = window as unknown as {
+        __lcp: number;
+        __lcpElement: string;
+        __long: Array<[number, number]>;
+      };
       const resources = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
       const data = resources.find((r) => r.name.includes('/api/v1/shared/reports/'))!;
       const chart = resources.find((r) => /\/assets\/echarts[^/]*\.js$/.test(r.name));
       return {
         lcp: w.__lcp,
+        lcpElement: w.__lcpElement,
         dataStart: data.startTime,
         dataEnd: data.responseEnd,
         chartStart: chart ? chart.startTime : null,
@@ -291,6 +360,7 @@ async function main() {
         .map(([t, d]) => `${d} ms at ${t}`)
         .join(', '),
       steal[i] == null ? '—' : `${(steal[i]! * 100).toFixed(1)} %`,
+      run.lcpElement,
     ]);
     const head = [
       'run',
@@ -303,6 +373,7 @@ async function main() {
       'tasks > 50 ms',
       'three longest (start)',
       'CPU steal',
+      'LCP element',
     ];
     if (process.argv.includes('--markdown')) {
       console.log(`| ${head.join(' | ')} |\n|${head.map(() => '---').join('|')}|`);

@@ -458,20 +458,35 @@ describe('share page for a credit officer', () => {
     expect(unknown).not.toContain('og:title');
   });
 
-  it("requests the report's data from the page's HTML, once, before the app's code", async () => {
+  it("requests the report's data and the page's own code from the page's HTML, once, before the entry has run", async () => {
     const token = tokens['general_new-3y']!;
     const html = await (await fetch(`${service.url}/shared/reports/${token}`)).text();
     expect(html).toContain(
       `<link rel="preload" as="fetch" href="/api/v1/shared/reports/${token}" crossorigin="anonymous" />`,
     );
+    // The route's chunk (and what it imports, and its stylesheet) named in the HTML: not only once the entry
+    // has been evaluated and the router has asked for it.
+    expect(html).toMatch(/<link rel="modulepreload" crossorigin href="\/assets\/SharedReport-[^"]+\.js" \/>/);
+    expect(html).toMatch(
+      /<link rel="preload" as="style" crossorigin href="\/assets\/SharedReport-[^"]+\.css" \/>/,
+    );
+    expect(html).not.toMatch(/rel="modulepreload"[^>]*(index|echarts)-/);
     const unknown = await (await fetch(`${service.url}/shared/reports/${'x'.repeat(43)}`)).text();
     expect(unknown).not.toContain('rel="preload" as="fetch"');
-    const page = await open(`/shared/reports/${token}`, PHONE);
-    const dataRequests: string[] = [];
-    page.on('request', (request) => {
-      if (request.url().includes('/api/v1/shared/reports/')) dataRequests.push(request.url());
+    expect(unknown).not.toContain('rel="modulepreload"');
+    const page = await (await browser.newContext(PHONE)).newPage();
+    // A slow line (150 ms per round trip), so that "before the entry has arrived" is more than a race.
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 150,
+      downloadThroughput: (1.6 * 1024 * 1024) / 8,
+      uploadThroughput: (750 * 1024) / 8,
     });
-    await page.reload();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`${service.url}/shared/reports/${token}`);
     await page.waitForSelector('[data-testid=summary]');
     const order = await page.evaluate(() => {
       const entries = performance.getEntriesByType('resource') as PerformanceResourceTiming[];
@@ -480,11 +495,14 @@ describe('share page for a credit officer', () => {
       const entry = entries.find((e) => /\/assets\/index-[^/]*\.js$/.test(e.name))!;
       return { data: data.startTime, page: page.startTime, entry: entry.responseEnd };
     });
-    // The preload leaves while the HTML is parsed: before the entry script has even arrived, and the page's fetch
-    // takes its response instead of asking again.
-    expect(order.data).toBeLessThanOrEqual(order.page);
+    // Both leave while the HTML is parsed: before the entry script has even arrived; the page's fetch and the
+    // router's import take the preloaded responses instead of asking again.
     expect(order.data).toBeLessThan(order.entry);
-    expect(dataRequests).toHaveLength(1);
+    expect(order.page).toBeLessThan(order.entry);
+    const count = (pattern: RegExp) => requests.filter((url) => pattern.test(url)).length;
+    expect(count(/\/api\/v1\/shared\/reports\//)).toBe(1);
+    expect(count(/\/assets\/SharedReport-[^/]*\.js$/)).toBe(1);
+    expect(count(/\/assets\/SharedReport-[^/]*\.css$/)).toBe(1);
     await page.context().close();
   });
 
