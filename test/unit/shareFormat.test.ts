@@ -26,6 +26,10 @@ describe('amounts a person reads', () => {
       '员工人数123,456，F1–F9 中 7 项通过，Z″ 为 1.2',
     );
     expect(formatNumbersInText('每股收益为1.25元')).toBe('每股收益为1.25元');
+    // Each number keeps its own decimals (none, one or two).
+    expect(formatNumbersInText('增长3.5%，低于较差值−10%，存货周转12345.678次')).toBe(
+      '增长3.5%，低于较差值-10%，存货周转12,345.68次',
+    );
   });
 
   it('writes one minus sign (the hyphen-minus Intl uses) in changes', () => {

@@ -16,6 +16,12 @@ const TWO_DECIMALS = new Intl.NumberFormat('zh-CN', {
 });
 const WHOLE = new Intl.NumberFormat('zh-CN', { maximumFractionDigits: 0 });
 const AXIS = new Intl.NumberFormat('zh-CN', { maximumFractionDigits: 2 });
+/** Numbers in texts keep their own decimals (0–2): one formatter each, made once (a constructor is not cheap). */
+const IN_TEXT = [
+  WHOLE,
+  new Intl.NumberFormat('zh-CN', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
+  TWO_DECIMALS,
+];
 
 export function isNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
@@ -72,10 +78,7 @@ export function formatNumbersInText(text: string): string {
       const value = Number(digits) * (minus ? -1 : 1);
       if (unit === '万元') return formatAmount(value, '万元');
       const decimals = digits.includes('.') ? Math.min(digits.split('.')[1]!.length, 2) : 0;
-      const number = new Intl.NumberFormat('zh-CN', {
-        minimumFractionDigits: decimals,
-        maximumFractionDigits: decimals,
-      }).format(value);
+      const number = IN_TEXT[decimals]!.format(value);
       return unit ? `${number}${unit === '%' ? '' : space}${unit}` : number;
     },
   );
