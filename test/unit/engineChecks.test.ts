@@ -1127,14 +1127,42 @@ describe('statement_arithmetic edge cases', () => {
     expect(rounding.risk_items).toEqual([]);
     expect(rounding.sp_result.mismatches).toEqual([]);
 
-    // Equity and 负债和所有者权益总计 overstated by 1万元: TE ≠ its lines (signed lines left out could explain
+    // A statement in whole 万元 (every amount a multiple of 10,000 yuan, as a filing published in 万元): each line
+    // may be off by up to 0.5万元, so equity 1万元 above its five lines is rounding, not a mismatch — but TA and
+    // TLE are one figure rounded twice, and 1万元 between them is a break.
+    const roundedOff = arithmetic({
+      2024: {
+        balance: { ...balance, total_shareholders_equity: w(601), total_liabilities_and_equity: w(1001) },
+      },
+    });
+    expect((roundedOff.sp_result.mismatches as { item: string }[]).map((m) => m.item)).toEqual([
+      'total_assets',
+    ]);
+    // The same 1万元 in a statement entered to the yuan is no rounding: equity is reported too.
+    const toTheYuan = arithmetic({
+      2024: {
+        balance: {
+          ...balance,
+          paid_in_capital: '3000000.40',
+          capital_reserve: '999999.60',
+          total_shareholders_equity: w(605),
+          total_liabilities_and_equity: w(1005),
+        },
+      },
+    });
+    expect((toTheYuan.sp_result.mismatches as { item: string }[]).map((m) => m.item)).toEqual([
+      'total_assets',
+      'total_shareholders_equity',
+    ]);
+
+    // Equity and 负债和所有者权益总计 overstated by 5万元: TE ≠ its lines (signed lines left out could explain
     // it) and TA ≠ TLE — the balance identity reported once, against 负债和所有者权益总计.
     const off = arithmetic({
       2024: {
         balance: {
           ...balance,
-          total_shareholders_equity: w(601),
-          total_liabilities_and_equity: w(1001),
+          total_shareholders_equity: w(605),
+          total_liabilities_and_equity: w(1005),
         },
       },
     });
@@ -1148,20 +1176,20 @@ describe('statement_arithmetic edge cases', () => {
       'total_shareholders_equity',
     ]);
     expect(off.risk_items[0]?.message).toBe(
-      '2024年资产负债表“资产总计”为1000.00万元，按负债和所有者权益总计（资产 = 负债 + 所有者权益）计算为1001.00万元，差额-1.00万元，占2024年末资产总计的0.10%。',
+      '2024年资产负债表“资产总计”为1000.00万元，按负债和所有者权益总计（资产 = 负债 + 所有者权益）计算为1005.00万元，差额-5.00万元，占2024年末资产总计的0.50%。',
     );
     expect(off.sp_result.mismatches).toHaveLength(2);
 
     // Without 负债和所有者权益总计 the identity is checked against 负债合计 + 所有者权益合计 — still once.
     const { total_liabilities_and_equity: _tle, ...withoutTle } = balance;
     const noTle = arithmetic({
-      2024: { balance: { ...withoutTle, total_shareholders_equity: w(601), retained_earnings: w(171) } },
+      2024: { balance: { ...withoutTle, total_shareholders_equity: w(605), retained_earnings: w(175) } },
     });
     expect(noTle.risk_items.map((i) => [i.level, i.code])).toEqual([
       ['warning', 'statement_arithmetic.subtotal_mismatch'],
     ]);
     expect(noTle.risk_items[0]?.message).toContain(
-      '按负债合计 + 所有者权益合计（资产 = 负债 + 所有者权益）计算为1001.00万元',
+      '按负债合计 + 所有者权益合计（资产 = 负债 + 所有者权益）计算为1005.00万元',
     );
 
     // Without total_noncurrent_assets, total assets = current + non-current cannot be checked.

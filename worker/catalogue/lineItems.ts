@@ -878,6 +878,13 @@ const CASH_FLOW: readonly Entry[] = [
   },
   { key: 'borrowings_received', group: 'financing_in', nameZh: '取得借款收到的现金', standards: ALL },
   {
+    key: 'bonds_issued_cash',
+    group: 'financing_in',
+    nameZh: '发行债券收到的现金',
+    standards: GENERAL,
+    note: '上市公司现金流量表格式列示（2007年起）；一般企业财务报表格式并入取得借款收到的现金或不单列',
+  },
+  {
     key: 'other_finance_cash_in',
     group: 'financing_in',
     nameZh: '收到其他与筹资活动有关的现金',

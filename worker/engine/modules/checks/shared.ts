@@ -105,12 +105,32 @@ export function isNegligible(
   difference: Decimal,
   summedLines: number,
   unit: '万元' | '元' = '万元',
+  roundedTo = 1,
 ): boolean {
   const abs = difference.abs();
   // A per-share figure (元/股) is no yuan amount: only the display rounding applies.
   if (unit === '元') return abs.lessThan(HALF_CENT);
-  if (abs.lessThan(num(TOLERANCE_YUAN_PER_LINE * Math.max(1, summedLines)))) return true;
+  // Each line rounded to `roundedTo` yuan is off by at most half of it: n lines, n halves.
+  const perLine = Math.max(TOLERANCE_YUAN_PER_LINE, roundedTo / 2);
+  if (abs.lessThan(num(perLine * Math.max(1, summedLines)))) return true;
   return abs.lessThan(unit === '万元' ? HALF_CENT_WAN_IN_YUAN : HALF_CENT);
+}
+
+/** The units a statement may be transcribed in, largest first: whole 万元, 千元, 百元, 十元. */
+const ROUNDING_UNITS = [10_000, 1_000, 100, 10] as const;
+/** Fewer non-zero amounts than this say nothing about how a statement was rounded. */
+const MIN_AMOUNTS_FOR_ROUNDING = 8;
+
+/**
+ * The unit a statement's amounts were rounded to, in yuan: the largest of 万元, 千元, 百元 and 十元 that every
+ * non-zero amount is a whole multiple of (a filing published in 万元 and entered in yuan, say), else 1. Needs at
+ * least MIN_AMOUNTS_FOR_ROUNDING non-zero amounts, so that a few round figures are not taken for a rounded
+ * statement.
+ */
+export function roundingUnit(amounts: readonly (Decimal | null)[]): number {
+  const nonZero = amounts.filter((a): a is Decimal => a !== null && !a.isZero());
+  if (nonZero.length < MIN_AMOUNTS_FOR_ROUNDING) return 1;
+  return ROUNDING_UNITS.find((unit) => nonZero.every((a) => a.modulo(unit).isZero())) ?? 1;
 }
 
 /** A yuan amount as 万元 text with 2 decimals (`1234.50`). */

@@ -5,7 +5,9 @@
  *
  * An equation is checked when its subtotal and every subtotal it is built from are present and at least one of
  * its terms is; an absent detail line counts as 0. A difference below one yuan per line of the equation (the
- * subtotal and its submitted terms), or one that rounds to 0.00 万元, is not a mismatch (whole-yuan transcription).
+ * subtotal and its submitted terms), or one that rounds to 0.00 万元, is not a mismatch (whole-yuan transcription);
+ * where every amount of the year's statement is a whole multiple of 万元 (千元, 百元, 十元) — a filing published in
+ * 万元 — the allowance is half that unit per line, the most its rounding can add up to.
  * The balance identity is checked once (against 负债和所有者权益总计 when submitted).
  *
  * Detail lines of a catalogue group (e.g. all current-asset lines of the report's standard) are often not all
@@ -19,7 +21,7 @@
  *   otherwise warning.
  */
 import type { Decimal } from 'decimal.js';
-import { type LineItemGroup, lineItemsFor } from '../../../catalogue/lineItems.ts';
+import { findLineItem, type LineItemGroup, lineItemsFor } from '../../../catalogue/lineItems.ts';
 import type { AccountingStandard, RiskItem, SheetType } from '../../../types.ts';
 import type { ReportContext } from '../../context.ts';
 import { num, round2Wan } from '../../decimal.ts';
@@ -31,6 +33,7 @@ import {
   MATERIALITY_TIERS,
   materialityLevel,
   materialityShare,
+  roundingUnit,
   SHEET_LABELS,
   shareText,
   wanText,
@@ -420,14 +423,26 @@ function checkStatementArithmetic(ctx: ReportContext): ModuleResult {
 
   for (const year of ctx.years) {
     let checkedThisYear = 0;
+    // A statement published in whole 万元 (and entered in yuan) is off by up to 5,000 yuan a line.
+    const rounding = new Map(
+      (['balance', 'income', 'cash_flow'] as const).map((sheet) => [
+        sheet,
+        roundingUnit(
+          ctx
+            .keys(year, sheet)
+            .filter((k) => findLineItem(sheet, k)?.group !== 'eps') // 元/股, not amounts
+            .map((k) => ctx.line(year, sheet, k)),
+        ),
+      ]),
+    );
     for (const check of ARITHMETIC_CHECKS) {
       const result = evaluateCheck((k) => ctx.line(year, check.sheet, k), ctx.report.standard, check);
       if (result === null) continue;
       checkedThisYear += 1;
       const { reported, computed, summed, missing } = result;
       const difference = reported.minus(computed);
-      // Whole-yuan transcription: below 1 yuan per summed line, or 0.00 万元, is no mismatch.
-      if (isNegligible(difference, summed + 1)) continue;
+      // Rounding: below 1 yuan (or half the statement's rounding unit) per summed line, or 0.00 万元, is no mismatch.
+      if (isNegligible(difference, summed + 1, '万元', rounding.get(check.sheet) ?? 1)) continue;
 
       // Left-out non-negative lines would only add to the computed sum: they can explain a shortfall only.
       const explainable = missing.length > 0 && (check.direction === 'signed' || difference.greaterThan(0));
