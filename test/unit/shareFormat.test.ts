@@ -2,10 +2,18 @@
  * The share page's display rule for amounts (web/src/lib/format.ts): 亿元 for large figures in cards and
  * sentences, thousands separators in risk texts, one minus sign; year columns newest first.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { SharedAnalysisItem } from '../../web/src/api/types.ts';
 import { chartForItem } from '../../web/src/charts/registry.ts';
-import { formatAmount, formatChange, formatNumbersInText, formatValue } from '../../web/src/lib/format.ts';
+import {
+  formatAmount,
+  formatChange,
+  formatDateTime,
+  formatFixed,
+  formatNumbersInText,
+  formatValue,
+} from '../../web/src/lib/format.ts';
 import { newestFirst } from '../../web/src/lib/report.ts';
 
 describe('amounts a person reads', () => {
@@ -92,5 +100,64 @@ describe('资产负债规模 chart', () => {
       ['负债合计', 'funding'],
       ['所有者权益合计', 'funding'],
     ]);
+  });
+});
+
+describe('formatting without Intl, as Intl writes it', () => {
+  const intl = (min: number, max: number) =>
+    new Intl.NumberFormat('zh-CN', { minimumFractionDigits: min, maximumFractionDigits: max });
+  const decimals = [
+    [0, 0],
+    [1, 1],
+    [2, 2],
+    [0, 2],
+  ] as const;
+
+  it('writes every number as zh-CN Intl.NumberFormat does (groups, rounding, minus, trailing zeros)', () => {
+    const formatters = decimals.map(([min, max]) => ({ min, max, intl: intl(min, max) }));
+    const numbers = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e16, max: 1e16 }),
+      // Halves and near-halves at the rounding digit, where the rounding rule shows.
+      fc.integer({ min: -10_000_000, max: 10_000_000 }).map((n) => n / 1000),
+      fc.integer({ min: -100_000, max: 100_000 }).map((n) => n / 200),
+      fc.constantFrom(0, -0, 0.005, -0.005, 1.005, 2.675, -2.675, 999.995, 1e20, -1e20, 1e21, 123456789.125),
+    );
+    fc.assert(
+      fc.property(numbers, (value) => {
+        for (const f of formatters) expect(formatFixed(value, f.min, f.max)).toBe(f.intl.format(value));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('writes Beijing time as Intl with Asia/Shanghai does', () => {
+    const beijing = new Intl.DateTimeFormat('zh-CN', {
+      timeZone: 'Asia/Shanghai',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    const viaIntl = (date: Date) => {
+      const parts = Object.fromEntries(beijing.formatToParts(date).map((part) => [part.type, part.value]));
+      return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+    };
+    // From 1992 (China has kept UTC+8 without daylight saving since 1991) to 2100.
+    const dates = fc.date({
+      min: new Date('1992-01-01T00:00:00Z'),
+      max: new Date('2100-01-01T00:00:00Z'),
+      noInvalidDate: true,
+    });
+    fc.assert(
+      fc.property(dates, (date) => {
+        expect(formatDateTime(date.toISOString())).toBe(viaIntl(date));
+      }),
+      { numRuns: 2000 },
+    );
+    expect(formatDateTime('2026-11-21T05:59:30Z')).toBe('2026-11-21 13:59');
+    expect(formatDateTime('2026-12-31T16:00:00Z')).toBe('2027-01-01 00:00');
+    expect(formatDateTime('not a date')).toBe('—');
   });
 });

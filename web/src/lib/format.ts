@@ -5,23 +5,60 @@
  * - cards and running text (headline figures, risk texts, data gaps): an amount of 1 亿元 (10,000 万元) or more
  *   in 亿元, below that in 万元, always with thousands separators;
  * - counts (unit 个): whole numbers; missing values: "—";
- * - one minus sign everywhere: the ASCII hyphen-minus "-" that Intl.NumberFormat writes.
+ * - one minus sign everywhere: the ASCII hyphen-minus "-" (as Intl.NumberFormat writes it).
  */
 
 export const EMPTY = '—';
 
-const TWO_DECIMALS = new Intl.NumberFormat('zh-CN', {
-  minimumFractionDigits: 2,
-  maximumFractionDigits: 2,
-});
-const WHOLE = new Intl.NumberFormat('zh-CN', { maximumFractionDigits: 0 });
-const AXIS = new Intl.NumberFormat('zh-CN', { maximumFractionDigits: 2 });
-/** Numbers in texts keep their own decimals (0–2): one formatter each, made once (a constructor is not cheap). */
-const IN_TEXT = [
-  WHOLE,
-  new Intl.NumberFormat('zh-CN', { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
-  TWO_DECIMALS,
-];
+/** Whole-number digits in groups of three: `1234567` → `1,234,567`. */
+const GROUPS = /\B(?=(\d{3})+$)/g;
+
+/**
+ * `abs` (≥ 0, < 1e21) rounded to `decimals` places half away from zero on its shortest decimal form (what
+ * `String(abs)` writes: 1.005, not the double's exact 1.00499999…), as V8's Intl.NumberFormat rounds.
+ */
+function roundDecimal(abs: number, decimals: number): string {
+  const text = String(abs);
+  // Only values below 1e-6 are written with an exponent here: zero at any of our decimals.
+  if (text.includes('e')) return decimals > 0 ? `0.${'0'.repeat(decimals)}` : '0';
+  const [whole, fraction = ''] = text.split('.') as [string, string?];
+  if (fraction.length <= decimals) return decimals > 0 ? `${whole}.${fraction.padEnd(decimals, '0')}` : whole;
+  let digits = BigInt(whole + fraction.slice(0, decimals));
+  if (fraction[decimals]! >= '5') digits += 1n;
+  const rounded = digits.toString().padStart(decimals + 1, '0');
+  return decimals > 0 ? `${rounded.slice(0, -decimals)}.${rounded.slice(-decimals)}` : rounded;
+}
+
+/**
+ * A number as zh-CN's Intl.NumberFormat writes it — groups of three with ",", "-" for minus (negative zero and
+ * values rounding to zero included), between `minDecimals` and `maxDecimals` decimals — without Intl: making the
+ * first Intl formatter loads the locale's ICU data, a 130 ms task on bench:web's throttled phone, in the first
+ * screen's path. test/unit/shareFormat.test.ts compares the two on random values. From 1e21 on Intl is asked.
+ */
+export function formatFixed(value: number, minDecimals: number, maxDecimals = minDecimals): string {
+  const abs = Math.abs(value);
+  if (abs >= 1e21) {
+    return new Intl.NumberFormat('zh-CN', {
+      minimumFractionDigits: minDecimals,
+      maximumFractionDigits: maxDecimals,
+    }).format(value);
+  }
+  let text = roundDecimal(abs, maxDecimals);
+  if (maxDecimals > minDecimals) {
+    const keep = text.length - (maxDecimals - minDecimals);
+    let end = text.length;
+    while (end > keep && text[end - 1] === '0') end -= 1;
+    text = text.slice(0, end);
+    if (text.endsWith('.')) text = text.slice(0, -1);
+  }
+  const dot = text.indexOf('.');
+  const whole = dot === -1 ? text : text.slice(0, dot);
+  const fraction = dot === -1 ? '' : text.slice(dot);
+  const sign = value < 0 || Object.is(value, -0) ? '-' : '';
+  return `${sign}${whole.replace(GROUPS, ',')}${fraction}`;
+}
+
+const twoDecimals = (value: number) => formatFixed(value, 2);
 
 export function isNumber(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
@@ -35,7 +72,7 @@ export function isWholeCount(value: number, unit?: string): boolean {
 /** A number as the report shows it: `12,345.67`; counts (unit 个) as `12`; null/undefined/NaN as `—`. */
 export function formatNumber(value: unknown, unit?: string): string {
   if (!isNumber(value)) return EMPTY;
-  return isWholeCount(value, unit) ? WHOLE.format(value) : TWO_DECIMALS.format(value);
+  return isWholeCount(value, unit) ? formatFixed(value, 0) : twoDecimals(value);
 }
 
 /** A number with its unit for tooltips and labels: `12,345.67 万元`, `23.35%`, `1.25 倍`. */
@@ -56,7 +93,7 @@ const WAN_PER_YI = 10_000;
  */
 export function formatAmount(value: unknown, unit: string): string {
   if (unit === '万元' && isNumber(value) && Math.abs(value) >= WAN_PER_YI) {
-    return `${TWO_DECIMALS.format(value / WAN_PER_YI)} 亿元`;
+    return `${twoDecimals(value / WAN_PER_YI)} 亿元`;
   }
   return formatWithUnit(value, unit);
 }
@@ -78,7 +115,7 @@ export function formatNumbersInText(text: string): string {
       const value = Number(digits) * (minus ? -1 : 1);
       if (unit === '万元') return formatAmount(value, '万元');
       const decimals = digits.includes('.') ? Math.min(digits.split('.')[1]!.length, 2) : 0;
-      const number = IN_TEXT[decimals]!.format(value);
+      const number = formatFixed(value, decimals);
       return unit ? `${number}${unit === '%' ? '' : space}${unit}` : number;
     },
   );
@@ -86,7 +123,7 @@ export function formatNumbersInText(text: string): string {
 
 /** Axis ticks: separators, at most two decimals, no padding zeros. */
 export function formatAxis(value: number): string {
-  return AXIS.format(value);
+  return formatFixed(value, 0, 2);
 }
 
 /** Text values some sp_result keys carry, in Chinese. */
@@ -119,23 +156,16 @@ export const STANDARD_LABELS: Record<string, string> = {
   general_old: '企业会计准则（一般企业财务报表格式·旧）',
 };
 
-const DATE_TIME = new Intl.DateTimeFormat('zh-CN', {
-  timeZone: 'Asia/Shanghai',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  hour12: false,
-});
+/** Beijing time is UTC+8 all year (no daylight saving since 1991). */
+const BEIJING_OFFSET_MS = 8 * 60 * 60 * 1000;
 
-/** An ISO timestamp in Beijing time: `2026-11-21 13:59`. */
+/** An ISO timestamp in Beijing time: `2026-11-21 13:59` (no Intl: see formatFixed). */
 export function formatDateTime(iso: string | null | undefined): string {
   if (!iso) return EMPTY;
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return EMPTY;
-  const parts = Object.fromEntries(DATE_TIME.formatToParts(date).map((part) => [part.type, part.value]));
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+  // The instant shifted by eight hours, read in UTC: Beijing's wall clock.
+  return new Date(date.getTime() + BEIJING_OFFSET_MS).toISOString().slice(0, 16).replace('T', ' ');
 }
 
 /** 1/0 flags of enterprise_info. */
@@ -167,7 +197,7 @@ export function formatChange(change: { value: number | null; as: '%' | 'pp' | 'a
   if (!change) return EMPTY;
   if (change.value === null) return NOT_MEANINGFUL;
   const sign = change.value > 0 ? '+' : change.value < 0 ? '-' : '';
-  const number = TWO_DECIMALS.format(Math.abs(change.value));
+  const number = twoDecimals(Math.abs(change.value));
   if (change.as === '%') return `${sign}${number}%`;
   if (change.as === 'pp') return `${sign}${number} 个百分点`;
   return `${sign}${number}`;
