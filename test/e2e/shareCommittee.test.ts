@@ -8,12 +8,18 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { AxeBuilder } from '@axe-core/playwright';
 import ExcelJS from 'exceljs';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatNumber } from '../../web/src/lib/format.ts';
-import { ARTIFACTS, DESKTOP, launchChromium, PHONE, requireChromium } from '../helpers/browser.ts';
+import {
+  ARTIFACTS,
+  axeViolations,
+  DESKTOP,
+  launchChromium,
+  PHONE,
+  requireChromium,
+} from '../helpers/browser.ts';
 import {
   fixture,
   type SubmissionBody,
@@ -659,7 +665,7 @@ describe('the report a credit committee accepts', () => {
   ] as const) {
     it(`has no serious or critical axe-core violation (${viewport})`, { timeout: 300_000 }, async () => {
       const page = await open('gree', options);
-      const results = await new AxeBuilder({ page }).analyze();
+      const results = await axeViolations(page).analyze();
       const found = results.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
         .map((v) => `${v.id}: ${v.nodes.length}`);
