@@ -1,5 +1,6 @@
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/helpers/sequencer.ts';
 
 export default defineConfig({
   // graphql 17 ships ESM and CJS builds. Node resolves every import of it to the ESM build ("module-sync"),
@@ -22,5 +23,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Integration tests share one PostgreSQL server; two cores make more parallel files slower, not faster.
     maxWorkers: 2,
+    // The longest files first (the last run's durations, else test/helpers/sequencer.ts's estimates), so that
+    // both workers finish together.
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

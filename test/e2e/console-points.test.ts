@@ -12,11 +12,10 @@
 import { exec } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Account } from '../../server/db/entities/account.entity.ts';
-import { ARTIFACTS, launchChromium, requireChromium } from '../helpers/browser.ts';
+import { ARTIFACTS, axeViolations, launchChromium, requireChromium } from '../helpers/browser.ts';
 import { freePort } from '../helpers/process.ts';
 import { insertReport } from '../helpers/records.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
@@ -46,7 +45,7 @@ describe('the console’s points in Chromium', () => {
   const axeCounts: Record<string, number> = {};
 
   async function axe(on: Page, name: string): Promise<string[]> {
-    const results = await new AxeBuilder({ page: on })
+    const results = await axeViolations(on)
       .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'])
       .analyze();
     const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');

@@ -7,11 +7,17 @@
  * Screenshots: test/artifacts/industry-benchmark-*.png.
  */
 import { readFileSync } from 'node:fs';
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BenchmarkRow } from '../../worker/engine/industryBenchmark.ts';
-import { ARTIFACTS, DESKTOP, launchChromium, PHONE, requireChromium } from '../helpers/browser.ts';
+import {
+  ARTIFACTS,
+  axeViolations,
+  DESKTOP,
+  launchChromium,
+  PHONE,
+  requireChromium,
+} from '../helpers/browser.ts';
 import {
   type SubmissionBody,
   startTestService,
@@ -246,7 +252,7 @@ describe('行业对标 on the share page', { timeout: 180_000 }, () => {
         }
 
         // axe on the card: no serious or critical violation.
-        const axe = await new AxeBuilder({ page }).include(CARD).analyze();
+        const axe = await axeViolations(page).include(CARD).analyze();
         const found = axe.violations
           .filter((v) => v.impact === 'serious' || v.impact === 'critical')
           .map((v) => `${v.id} (${v.nodes.length}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);

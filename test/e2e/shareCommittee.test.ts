@@ -6,14 +6,21 @@
  * media-change notification at all: every chart drawn whole for its place on paper, checked on the PDF's pages
  * rendered to images), an Excel workbook that stands alone, and the hint for a report without interpretation. Screenshots, PDFs and page images: test/artifacts/committee-*.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { AxeBuilder } from '@axe-core/playwright';
+import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatNumber } from '../../web/src/lib/format.ts';
-import { ARTIFACTS, DESKTOP, launchChromium, PHONE, requireChromium } from '../helpers/browser.ts';
+import {
+  ARTIFACTS,
+  axeViolations,
+  DESKTOP,
+  launchChromium,
+  PHONE,
+  requireChromium,
+} from '../helpers/browser.ts';
 import {
   fixture,
   type SubmissionBody,
@@ -43,10 +50,11 @@ function readPgm(file: string): Gray {
   return { width: Number(width), height: Number(height), pixels: data.subarray(offset) };
 }
 
-function renderPages(pdf: string, prefix: string): Gray[] {
+/** The PDF's pages as grey images at 72 dpi (one pixel a point); also the page images left in test/artifacts/. */
+async function renderPages(pdf: string, prefix: string): Promise<Gray[]> {
   const ours = (file: string) => file.startsWith(`${prefix}-`) && /-\d+\.pgm$/.test(file);
   for (const file of readdirSync(ARTIFACTS)) if (ours(file)) rmSync(`${ARTIFACTS}${file}`);
-  execFileSync('pdftoppm', ['-r', '72', '-gray', pdf, `${ARTIFACTS}${prefix}`]);
+  await promisify(execFile)('pdftoppm', ['-r', '72', '-gray', pdf, `${ARTIFACTS}${prefix}`]);
   return readdirSync(ARTIFACTS)
     .filter(ours)
     .sort()
@@ -172,6 +180,17 @@ describe('the report a credit committee accepts', () => {
     return page;
   }
 
+  /**
+   * One page a report and screen, shared by the tests that read it (and scroll it at most): opened once,
+   * closed with the browser. The tests that click, print or audit open their own.
+   */
+  const shown = new Map<string, Promise<Page>>();
+  function view(name: Name, options: BrowserContextOptions): Promise<Page> {
+    const key = `${name} ${options.viewport!.width}`;
+    if (!shown.has(key)) shown.set(key, open(name, options));
+    return shown.get(key)!;
+  }
+
   beforeAll(async () => {
     requireChromium();
     service = await startTestService('postgres');
@@ -194,7 +213,7 @@ describe('the report a credit committee accepts', () => {
   ] as const) {
     it(`shows the latest year and its change first in every year-by-year table (${viewport})`, async () => {
       for (const name of ['gree', 'five'] as const) {
-        const page = await open(name, options);
+        const page = await view(name, options);
         const tables = await page.$$eval('table[data-years]', (all) =>
           all
             .filter((t) => t.getAttribute('data-years')!.includes(','))
@@ -232,14 +251,13 @@ describe('the report a credit committee accepts', () => {
           await page.waitForTimeout(300);
           await page.screenshot({ path: `${ARTIFACTS}committee-gree-${viewport}-table.png` });
         }
-        await page.context().close();
       }
     });
   }
 
   it('writes amounts a person reads: 亿元 in cards and texts, separators in risk texts, one minus sign', async () => {
     for (const name of ['gree', 'byd'] as const) {
-      const page = await open(name, PHONE);
+      const page = await view(name, PHONE);
       const revenue = await page.textContent(
         '[data-testid=headline-figures] .figure:first-child .figure-value',
       );
@@ -256,12 +274,11 @@ describe('the report a credit committee accepts', () => {
       // One minus sign: no U+2212 before a number (the 勾稽 formulas' "−" is the subtraction operator).
       expect(body).not.toMatch(/\u2212\s?\d/);
       expect(await page.textContent('.report-footer')).toContain('1 亿元及以上的金额以亿元表示');
-      await page.context().close();
     }
   });
 
   it('labels every model and row in Chinese with the right unit, and says why a card is empty', async () => {
-    const page = await open('gree', DESKTOP);
+    const page = await view('gree', DESKTOP);
     const body = (await page.textContent('main'))!;
     expect(body).not.toMatch(/z_prime|z_double_prime|\bdistress\b|\bgrey\b/);
     const distress = (await page.textContent('#item-distress_signals'))!;
@@ -299,7 +316,6 @@ describe('the report a credit committee accepts', () => {
     await page.locator('#item-reporting_period_balance_sheet').screenshot({
       path: `${ARTIFACTS}committee-balance-chart.png`,
     });
-    await page.context().close();
   });
 
   it('on a phone: version and date shown, full card labels, Escape closes the contents, back-to-top covers nothing, 勾稽 folded, top risks once', async () => {
@@ -365,14 +381,12 @@ describe('the report a credit committee accepts', () => {
   });
 
   it('says how to get an interpretation when the report has none', async () => {
-    const page = await open('gree', PHONE);
+    const page = await view('gree', PHONE);
     const hint = (await page.textContent('[data-testid=no-interpretation]'))!;
     expect(hint).toContain('生成解读');
     expect(hint).toContain('/ai-analysis');
-    await page.context().close();
-    const withAi = await open('five', PHONE);
+    const withAi = await view('five', PHONE);
     expect(await withAi.$('[data-testid=no-interpretation]')).toBeNull();
-    await withAi.context().close();
   });
 
   /**
@@ -419,6 +433,9 @@ describe('the report a credit committee accepts', () => {
     const pdf = `${ARTIFACTS}${tag}.pdf`;
     // page.pdf sends the print event and switches to print media itself (not in `silent`, where both are lost).
     await page.pdf({ path: pdf, format: 'A4', printBackground: true, preferCSSPageSize: true });
+    // poppler renders the printed pages while Chromium prints the second PDF.
+    const drawnPages = renderPages(pdf, `${tag}-drawn`);
+    drawnPages.catch(() => undefined); // awaited below; not an unhandled rejection should a step before fail
     const charts = await page.$$eval('.card-chart', (all) => all.length);
     // Charts with almost nothing to draw (a ring of one tiny slice): their ink is not a chart-sized area.
     // What went on paper is the print picture where the chart has one, else its canvas.
@@ -450,10 +467,8 @@ describe('the report a credit committee accepts', () => {
     await page.pdf({ path: blank, format: 'A4', printBackground: true, preferCSSPageSize: true });
     await page.context().close();
     const pages = Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))![1]);
-    const drawn = renderPages(pdf, `${tag}-drawn`);
-    const hidden = renderPages(blank, `${tag}-hidden`);
+    const [drawn, hidden] = await Promise.all([drawnPages, renderPages(blank, `${tag}-hidden`)]);
     expect(hidden.length).toBe(drawn.length);
-    execFileSync('pdftoppm', ['-r', '50', '-png', pdf, `${ARTIFACTS}${tag}-view`]);
     const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
     return {
       pages,
@@ -659,7 +674,7 @@ describe('the report a credit committee accepts', () => {
   ] as const) {
     it(`has no serious or critical axe-core violation (${viewport})`, { timeout: 300_000 }, async () => {
       const page = await open('gree', options);
-      const results = await new AxeBuilder({ page }).analyze();
+      const results = await axeViolations(page).analyze();
       const found = results.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
         .map((v) => `${v.id}: ${v.nodes.length}`);

@@ -11,13 +11,19 @@
  * engine's branch is merged).
  */
 import { execFileSync } from 'node:child_process';
-import { AxeBuilder } from '@axe-core/playwright';
 import ExcelJS from 'exceljs';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalysisResult } from '../../server/db/entities/analysisResult.entity.ts';
 import type { SharedReport } from '../../web/src/api/types.ts';
-import { ARTIFACTS, DESKTOP, launchChromium, PHONE, requireChromium } from '../helpers/browser.ts';
+import {
+  ARTIFACTS,
+  axeViolations,
+  DESKTOP,
+  launchChromium,
+  PHONE,
+  requireChromium,
+} from '../helpers/browser.ts';
 import {
   type FixtureName,
   fixture,
@@ -372,7 +378,7 @@ describe('share page for a credit officer', () => {
       const page = await open(path(), options);
       // Every card rendered (they render a few per task), so the whole report is checked.
       await page.waitForSelector('[data-complete=true], [data-testid=not-found]');
-      const result = await new AxeBuilder({ page }).analyze();
+      const result = await axeViolations(page).analyze();
       const found = result.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')
         .map((v) => `${v.id} (${v.nodes.length}): ${v.nodes.map((n) => n.target.join(' ')).join(' | ')}`);

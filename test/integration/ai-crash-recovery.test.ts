@@ -39,9 +39,14 @@ describe('AI step crash recovery', { timeout: 240_000 }, () => {
       AI_MODEL: 'fake-model',
       AI_BATCH_SIZE: '6',
     };
-    const first = await startChildService(env);
-    children.push(first);
-    const cli = await runCli(['keys', 'create', '--email', 'ai-crash@example.com', '--mode', 'live'], env);
+    // The server and the CLI migrate one after the other (an advisory lock), whichever comes first.
+    const [first, cli] = await Promise.all([
+      startChildService(env).then((child) => {
+        children.push(child);
+        return child;
+      }),
+      runCli(['keys', 'create', '--email', 'ai-crash@example.com', '--mode', 'live'], env),
+    ]);
     expect(cli.code, cli.stderr).toBe(0);
     const key = cli.stdout.trim().split('\n').at(-1)!;
     expect(key).toMatch(/^ek_live_/);

@@ -4,30 +4,38 @@
  * staying pending. Runs the real `node server/main.ts` on PostgreSQL; the job is held mid-way by a table
  * lock taken from another connection, exactly where a slow or stuck database would hold it.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { connect, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { describe, expect, it, type TestContext } from 'vitest';
+import { connect, createTestDatabase } from '../helpers/database.ts';
 import { type ChildService, runCli, startChildService, until } from '../helpers/process.ts';
 import { fixture } from '../helpers/service.ts';
 
 // Real processes, a heartbeat of 10 s and a retry: each test needs tens of seconds, more on a busy machine.
-describe('crash recovery', { timeout: 240_000 }, () => {
-  let db: TestDatabase | undefined;
-  const children: ChildService[] = [];
-
-  afterEach(async () => {
-    for (const child of children.splice(0)) await child.kill('SIGKILL');
-    await db?.drop();
-    db = undefined;
-  });
-
-  /** Starts a server, holds a report's job in its store step, kills the server with SIGKILL. */
-  async function killMidJob(settings: Record<string, string>) {
-    db = await createTestDatabase('postgres');
+// The two tests, each on its own database, run at once: most of their time is spent waiting for a heartbeat
+// to expire.
+describe.concurrent('crash recovery', { timeout: 240_000 }, () => {
+  /**
+   * Starts a server, holds a report's job in its store step, kills the server with SIGKILL. What it starts
+   * (and `start` starts) is killed, and the database dropped, when the test finishes.
+   */
+  async function killMidJob(onTestFinished: TestContext['onTestFinished'], settings: Record<string, string>) {
+    const db = await createTestDatabase('postgres');
+    const children: ChildService[] = [];
+    onTestFinished(async () => {
+      for (const child of children) await child.kill('SIGKILL');
+      await db.drop();
+    });
     const url = db.databaseUrl!;
     const env = { ...settings, DATABASE_URL: url };
-    const first = await startChildService(env);
-    children.push(first);
-    const cli = await runCli(['keys', 'create', '--email', 'crash@example.com', '--mode', 'test'], env);
+    const start = async () => {
+      const child = await startChildService(env);
+      children.push(child);
+      return child;
+    };
+    // The CLI and the server migrate one after the other (an advisory lock), whichever comes first.
+    const [first, cli] = await Promise.all([
+      start(),
+      runCli(['keys', 'create', '--email', 'crash@example.com', '--mode', 'test'], env),
+    ]);
     expect(cli.code, cli.stderr).toBe(0);
     const key = cli.stdout.trim().split('\n').at(-1)!;
     expect(key).toMatch(/^ek_test_/);
@@ -56,7 +64,7 @@ describe('crash recovery', { timeout: 240_000 }, () => {
     await blocker.end();
     const { rows } = await observer.query('select status from reports where id = $1', [reportId]);
     expect(rows[0].status).toBe('pending');
-    return { key, reportId, taskId, observer, env };
+    return { key, reportId, taskId, observer, start };
   }
 
   async function readReport(service: ChildService, key: string, reportId: string) {
@@ -66,13 +74,12 @@ describe('crash recovery', { timeout: 240_000 }, () => {
     return (await response.json()) as { status: string; error_message: string | null };
   }
 
-  it('finishes a report whose server was killed mid-job, after a restart', async () => {
-    const { key, reportId, taskId, observer, env } = await killMidJob({
+  it('finishes a report whose server was killed mid-job, after a restart', async ({ onTestFinished }) => {
+    const { key, reportId, taskId, observer, start } = await killMidJob(onTestFinished, {
       JOB_HEARTBEAT_SECONDS: '10',
       JOB_MONITOR_SECONDS: '1',
     });
-    const second = await startChildService(env);
-    children.push(second);
+    const second = await start();
     const report = await until('the report to leave pending', async () => {
       const body = await readReport(second, key, reportId);
       return body.status === 'pending' ? undefined : body;
@@ -87,14 +94,15 @@ describe('crash recovery', { timeout: 240_000 }, () => {
     await observer.end();
   });
 
-  it('fails the report, rather than leaving it pending, when its job runs out of attempts', async () => {
-    const { key, reportId, taskId, observer, env } = await killMidJob({
+  it('fails the report, rather than leaving it pending, when its job runs out of attempts', async ({
+    onTestFinished,
+  }) => {
+    const { key, reportId, taskId, observer, start } = await killMidJob(onTestFinished, {
       JOB_HEARTBEAT_SECONDS: '10',
       JOB_MONITOR_SECONDS: '1',
       JOB_RETRY_LIMIT: '0',
     });
-    const second = await startChildService(env);
-    children.push(second);
+    const second = await start();
     const report = await until('the report to leave pending', async () => {
       const body = await readReport(second, key, reportId);
       return body.status === 'pending' ? undefined : body;

@@ -103,14 +103,10 @@ describe('processes', { timeout: 180_000 }, () => {
     await new Promise((resolve) => collector.once('listening', resolve));
     try {
       const otlp = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-      const api = await start({
-        ...env,
-        ...SMALL,
-        ROLE: 'api',
-        LOG_LEVEL: 'info',
-        OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
-      });
-      const key = await newKey(env);
+      const [api, key] = await Promise.all([
+        start({ ...env, ...SMALL, ROLE: 'api', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp }),
+        newKey(env),
+      ]);
       const { report_id: reportId, task_id: taskId } = await submit(api, key);
 
       // An api process runs no job: the report stays queued (workers poll every second) until a worker starts.
@@ -187,15 +183,17 @@ describe('processes', { timeout: 180_000 }, () => {
   it('on SIGTERM an api drains: /readyz 503 while it keeps serving new connections, then closes its listener', async () => {
     const { env } = await setUp();
     const drainSeconds = 3;
-    const api = await start({
-      ...env,
-      ...SMALL,
-      ROLE: 'api',
-      SHUTDOWN_DRAIN_SECONDS: String(drainSeconds),
-      SHUTDOWN_GRACE_SECONDS: '10',
-      LOG_LEVEL: 'info',
-    });
-    const key = await newKey(env);
+    const [api, key] = await Promise.all([
+      start({
+        ...env,
+        ...SMALL,
+        ROLE: 'api',
+        SHUTDOWN_DRAIN_SECONDS: String(drainSeconds),
+        SHUTDOWN_GRACE_SECONDS: '10',
+        LOG_LEVEL: 'info',
+      }),
+      newKey(env),
+    ]);
     const signalled = Date.now();
     api.child.kill('SIGTERM');
     await until('readiness to turn 503', async () =>
@@ -232,15 +230,17 @@ describe('processes', { timeout: 180_000 }, () => {
     const grace = 6;
     // Heartbeats far longer than the test: a job re-taken in time was handed back, not found dead.
     const slowHeartbeat = { JOB_HEARTBEAT_SECONDS: '120' };
-    const first = await start({
-      ...env,
-      ...SMALL,
-      ...holding(4),
-      ...slowHeartbeat,
-      LOG_LEVEL: 'info',
-      SHUTDOWN_GRACE_SECONDS: String(grace),
-    });
-    const key = await newKey(env);
+    const [first, key] = await Promise.all([
+      start({
+        ...env,
+        ...SMALL,
+        ...holding(4),
+        ...slowHeartbeat,
+        LOG_LEVEL: 'info',
+        SHUTDOWN_GRACE_SECONDS: String(grace),
+      }),
+      newKey(env),
+    ]);
     const releaseJobs = await holdJobs();
     const held: string[] = [];
     for (let i = 0; i < 4; i++) held.push((await submit(first, key)).task_id);
@@ -316,12 +316,14 @@ describe('processes', { timeout: 180_000 }, () => {
 
   it('npm start passes SIGTERM on; a draining worker says 503 on /readyz and finishes its job', async () => {
     const { env, observer } = await setUp();
-    const api = await start({ ...env, ...SMALL, ROLE: 'api' });
-    const key = await newKey(env);
-    const worker = await start(
-      { ...env, ...SMALL, ROLE: 'worker', SHUTDOWN_GRACE_SECONDS: '60', LOG_LEVEL: 'info' },
-      { npm: true },
-    );
+    const [api, key, worker] = await Promise.all([
+      start({ ...env, ...SMALL, ROLE: 'api' }),
+      newKey(env),
+      start(
+        { ...env, ...SMALL, ROLE: 'worker', SHUTDOWN_GRACE_SECONDS: '60', LOG_LEVEL: 'info' },
+        { npm: true },
+      ),
+    ]);
     const releaseJobs = await holdJobs();
     const { report_id: reportId, task_id: taskId } = await submit(api, key);
     await until('the worker to take the job', async () =>
@@ -348,8 +350,7 @@ describe('processes', { timeout: 180_000 }, () => {
   it('holds exactly JOB_CONCURRENCY jobs: of a backlog, and of jobs that arrive one at a time', async () => {
     const { env, observer } = await setUp();
     const slots = 6;
-    const api = await start({ ...env, ...SMALL, ROLE: 'api' });
-    const key = await newKey(env);
+    const [api, key] = await Promise.all([start({ ...env, ...SMALL, ROLE: 'api' }), newKey(env)]);
     const active = async () =>
       Number(
         (
@@ -400,11 +401,11 @@ describe('processes', { timeout: 180_000 }, () => {
 
   it('scales out: two api and two worker processes, one worker SIGKILLed mid-way, every report succeeds once', async () => {
     const { env, observer } = await setUp();
-    const [api1, api2] = await Promise.all([
+    const [api1, api2, key] = await Promise.all([
       start({ ...env, ...SMALL, ROLE: 'api' }),
       start({ ...env, ...SMALL, ROLE: 'api' }),
+      newKey(env),
     ]);
-    const key = await newKey(env);
     const releaseJobs = await holdJobs();
     const reports: string[] = [];
     const submitSome = async (n: number) => {

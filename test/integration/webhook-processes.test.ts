@@ -116,9 +116,11 @@ describe('webhooks across processes', { timeout: 180_000 }, () => {
       RATE_LIMIT_SUBMISSIONS_PER_SECOND: '1000',
       RATE_LIMIT_SUBMISSIONS_BURST: '2000',
     });
-    await start({ ...env, ROLE: 'worker' });
-    const attacker = await newKey(env, 'attacker');
-    const victim = await newKey(env, 'victim');
+    const [, attacker, victim] = await Promise.all([
+      start({ ...env, ROLE: 'worker' }),
+      newKey(env, 'attacker'),
+      newKey(env, 'victim'),
+    ]);
     await endpoint(api, victim, '/victim');
     const slow = await Promise.all([1, 2, 3, 4].map((i) => endpoint(api, attacker, `/slow/${i}`)));
     // 120 events answering in 1.5 s each: 45 s of work at 4 at once (the attacker's cap) — longer than the
@@ -162,10 +164,9 @@ describe('webhooks across processes', { timeout: 180_000 }, () => {
     const { env, observer, api } = await setUp();
     // The second worker starts first and is paused (SIGSTOP), so the attempt lands on the first one and the
     // second is ready the moment the first is stopped (starting it then could outlast the 10 s deadline).
-    const second = await start({ ...env, ROLE: 'worker' });
+    const [second, key] = await Promise.all([start({ ...env, ROLE: 'worker' }), newKey(env, 'owner')]);
     second.child.kill('SIGSTOP');
     const first = await start({ ...env, ROLE: 'worker', SHUTDOWN_GRACE_SECONDS: '2' });
-    const key = await newKey(env, 'owner');
     const id = await endpoint(api, key, '/hold');
     const sent = await call(api, key, 'POST', `/webhook-endpoints/${id}/test`);
     expect(sent.status).toBe(202);
