@@ -27,6 +27,7 @@ import { JobQueue } from './jobs/queue.ts';
 import { purgeExpiredReports, RETENTION_INTERVAL_MS } from './jobs/retention.ts';
 import { failStaleReports } from './jobs/sweeper.ts';
 import type { ServiceContext } from './services/context.ts';
+import { ReadCache } from './services/readCache.ts';
 import { createWebhookQueue, DeliveryWorker } from './webhooks/delivery.ts';
 
 export interface RunningService {
@@ -100,7 +101,17 @@ export async function startService(
     // An api process computes nothing: no worker threads.
     const pool = new AnalysisPool(works ? config.poolThreads : 0);
     closers.push(() => pool.close());
-    const services: ServiceContext = { config, db, queue, pool, logger, ai: createAiRuntime(config, logger) };
+    const readCache = await ReadCache.start(queue.boss.getDb(), logger);
+    closers.push(() => readCache.stop());
+    const services: ServiceContext = {
+      config,
+      db,
+      queue,
+      pool,
+      logger,
+      ai: createAiRuntime(config, logger),
+      readCache,
+    };
 
     const timers: NodeJS.Timeout[] = [];
     await createWebhookQueue(services);

@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runSql } from '../db/sql.ts';
+import { forgetReports } from '../services/readCache.ts';
 import type { RunUsage, TokenBudget } from './interpretations.ts';
 
 const COUNTERS = [
@@ -49,6 +50,8 @@ export async function addAiUsage(
       ...COUNTERS.map((key) => run[key]),
     ],
   );
+  // The report's representation carries ai_usage (NOTIFY tells the other processes at commit).
+  if (!options.onlyPending) forgetReports([reportId]);
 }
 
 const utcDay = (at: Date) => at.toISOString().slice(0, 10);

@@ -61,7 +61,7 @@ async function authenticate(services: ServiceContext, request: Request): Promise
   const em = services.db.orm.em.fork();
   const key = request.headers.get('x-api-key') ?? undefined;
   const token = key?.trim() ? undefined : readSessionCookie(request.headers.get('cookie'));
-  if (!token) return { principal: await authenticateApiKey(em, key), session: null };
+  if (!token) return { principal: await authenticateApiKey(em, key, services.readCache), session: null };
 
   const session = await authenticateSession(em, token);
   if (!session) {

@@ -90,7 +90,7 @@ export function graphqlMiddleware(services: ServiceContext): Middleware {
 async function budgetPrincipal(services: ServiceContext, ctx: Context): Promise<Principal | null> {
   const em = services.db.orm.em.fork();
   const key = ctx.get('X-API-Key').trim();
-  if (key) return authenticateApiKey(em, key).catch(() => null);
+  if (key) return authenticateApiKey(em, key, services.readCache).catch(() => null);
   const session = await authenticateSession(em, readSessionCookie(ctx.get('Cookie')));
   if (!session) return null;
   let mode: Principal['mode'] = 'test';

@@ -7,8 +7,59 @@
  * to Koa after routing, and pino-http's own request/response serialisers would log headers this log must not.
  */
 import type { Context, Next } from 'koa';
-import type { Logger } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 import { routeTemplate, sentStatus } from './metrics.ts';
+
+/** How long an access line may wait in memory before it is written. */
+export const ACCESS_LOG_FLUSH_MS = 200;
+/** Written at once when this much is waiting. */
+const ACCESS_LOG_BUFFER_BYTES = 16 * 1024;
+
+/**
+ * The access lines of one logger, gathered and written to the logger's own destination in one write every
+ * ACCESS_LOG_FLUSH_MS (or 16 kB): a write per request was a system call per request — a third of a 304's CPU.
+ * Lines are whole and in order; at most the last 200 ms of access lines are lost if the process is killed
+ * (SIGKILL, OOM), none on a normal exit, an uncaught exception or a shutdown (flushed on 'exit'). Application
+ * logs (warnings, errors) are not buffered.
+ */
+class AccessLineBuffer implements DestinationStream {
+  readonly #target: DestinationStream;
+  #lines: string[] = [];
+  #bytes = 0;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(target: DestinationStream) {
+    this.#target = target;
+  }
+
+  write(line: string): void {
+    this.#lines.push(line);
+    this.#bytes += line.length;
+    if (this.#bytes >= ACCESS_LOG_BUFFER_BYTES) this.flush();
+    else if (!this.#timer) {
+      this.#timer = setTimeout(() => this.flush(), ACCESS_LOG_FLUSH_MS);
+      this.#timer.unref();
+    }
+  }
+
+  flush(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (this.#lines.length === 0) return;
+    const text = this.#lines.join('');
+    this.#lines = [];
+    this.#bytes = 0;
+    this.#target.write(text);
+  }
+}
+
+const buffers = new Set<AccessLineBuffer>();
+let flushOnExit = false;
+
+/** Writes every access line still waiting (also done on the process's 'exit'). */
+export function flushAccessLogs(): void {
+  for (const buffer of buffers) buffer.flush();
+}
 
 const KEY_PREFIX = /^(ek_(?:test|live)_[A-Za-z0-9_-]{4})/;
 
@@ -20,7 +71,15 @@ export function keyPrefix(header: string | undefined): string | null {
 }
 
 export function accessLog(logger: Logger) {
-  const log = logger.child({ log: 'access' });
+  // A logger of the same level writing to the same destination, through the buffer.
+  const stream = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!;
+  const buffer = new AccessLineBuffer(stream);
+  buffers.add(buffer);
+  if (!flushOnExit) {
+    flushOnExit = true;
+    process.once('exit', flushAccessLogs);
+  }
+  const log = pino({ level: logger.level }, buffer).child({ log: 'access' });
   return async function access(ctx: Context, next: Next): Promise<void> {
     const started = performance.now();
     // Logged when the response is over, with the status Node actually sent: an error thrown outside the

@@ -25,14 +25,9 @@ export function conditionalGet() {
   return async function conditional(ctx: Context, next: Next): Promise<void> {
     await next();
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.status !== 200 || ctx.body == null) return;
-    ctx.etag = etagOf(ctx.body);
-    // The caller's own data: a client (not a shared cache) may keep it, and revalidates with If-None-Match.
-    ctx.set(
-      'Cache-Control',
-      ctx.response.get('Cache-Control') === 'no-store'
-        ? 'private, no-cache'
-        : ctx.response.get('Cache-Control'),
-    );
+    // A handler that already tagged its body (from the same etagOf) is not hashed twice.
+    if (!ctx.response.get('ETag')) ctx.etag = etagOf(ctx.body);
+    privateCacheControl(ctx);
     // Compared here rather than with ctx.fresh: `fresh` ignores If-None-Match when the request says
     // Cache-Control: no-cache, which fetch() adds to every request carrying If-None-Match (WHATWG Fetch).
     if (matchesIfNoneMatch(ctx.get('If-None-Match'), ctx.response.get('ETag'))) {
@@ -40,4 +35,18 @@ export function conditionalGet() {
       ctx.body = null;
     }
   };
+}
+
+/** The caller's own data: a client (not a shared cache) may keep it, and revalidates with If-None-Match. */
+function privateCacheControl(ctx: Context): void {
+  const current = ctx.response.get('Cache-Control');
+  ctx.set('Cache-Control', current === 'no-store' ? 'private, no-cache' : current);
+}
+
+/** The 304 conditionalGet answers, for a handler that knows the current tag without building the body. */
+export function notModified(ctx: Context, etag: string): void {
+  ctx.etag = etag;
+  privateCacheControl(ctx);
+  ctx.status = 304;
+  ctx.body = null;
 }

@@ -10,7 +10,7 @@ import { listUsableBenchmarkSets } from '../benchmarks/sets.ts';
 import { REPORT_STATUSES, type ReportStatus } from '../db/entities/report.entity.ts';
 import { ValidationError } from '../errors.ts';
 import { addImportRoutes } from '../import/importRoutes.ts';
-import { conditionalGet } from '../middlewares/conditional.ts';
+import { conditionalGet, etagOf, matchesIfNoneMatch, notModified } from '../middlewares/conditional.ts';
 import { rateLimit } from '../middlewares/rateLimit.ts';
 import { presentBenchmarkSet } from '../presenters/benchmarkPresenter.ts';
 import {
@@ -102,8 +102,9 @@ export function developerRoutes(services: ServiceContext): Router<State> {
   // Authentication comes first: an anonymous caller learns nothing, not even whether a body is valid.
   router.use(async (ctx: Context, next: Next) => {
     ctx.state.principal = await authenticateApiKey(
-      services.db.orm.em.fork(),
+      () => services.db.orm.em.fork(),
       ctx.get('X-API-Key') || undefined,
+      services.readCache,
     );
     ctx.set('Cache-Control', 'no-store');
     await next();
@@ -136,9 +137,24 @@ export function developerRoutes(services: ServiceContext): Router<State> {
   });
 
   router.get('/reports/:reportId', rateLimit('reads'), conditionalGet(), async (ctx) => {
-    const report = await getReport(services, ctx.state.principal, ctx.params.reportId!);
+    const { principal } = ctx.state;
+    const reportId = ctx.params.reportId!;
+    const cache = services.readCache;
+    // Polling a finished report with its ETag: answered from memory (readCache.ts), as conditionalGet would.
+    const cached = cache?.reportTag(reportId, principal);
+    if (cached && matchesIfNoneMatch(ctx.get('If-None-Match'), cached)) {
+      notModified(ctx, cached);
+      return;
+    }
+    const generation = cache?.generation() ?? 0;
+    const report = await getReport(services, principal, reportId);
     if (report.status === 'pending') ctx.set('Retry-After', String(POLL_AFTER_SECONDS));
-    ctx.body = presentReport(report, services.config.appUrl);
+    const body = presentReport(report, services.config.appUrl);
+    ctx.body = body;
+    if (cache && report.status !== 'pending') {
+      ctx.etag = etagOf(body);
+      cache.rememberReportTag(reportId, principal, ctx.response.get('ETag'), generation);
+    }
   });
 
   // The report and all that belongs to it (statements, results, task, share link); 404 when not the caller's.

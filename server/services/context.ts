@@ -4,6 +4,7 @@ import type { AiRuntime } from '../ai/interpretations.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { JobQueue } from '../jobs/queue.ts';
+import type { ReadCache } from './readCache.ts';
 
 /** What service functions need from the running process; built once in main.ts (or a test). */
 export interface ServiceContext {
@@ -14,4 +15,6 @@ export interface ServiceContext {
   logger: Logger;
   /** The model client (null when none is configured) and the limiter on model calls. */
   ai: AiRuntime;
+  /** Verified keys and finished reports' ETags, invalidated by NOTIFY (readCache.ts); absent: every read looks up. */
+  readCache?: ReadCache;
 }

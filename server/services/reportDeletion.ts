@@ -10,6 +10,7 @@ import { NotFoundError } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from './apiKeys.ts';
 import type { ServiceContext } from './context.ts';
+import { forgetReports } from './readCache.ts';
 
 const DELETE_OWNED_SQL = `
   delete from reports where id = $1 and account_id = $2 and mode = $3 returning id`;
@@ -36,6 +37,7 @@ export async function deleteReport(
     principal.mode,
   ]);
   if (rows.length === 0) throw new NotFoundError('report', reportId);
+  forgetReports([reportId]);
   return reportId;
 }
 
@@ -43,7 +45,8 @@ export async function deleteReport(
 export async function purgeReportsCreatedBefore(ctx: ServiceContext, cutoff: Date): Promise<number> {
   let total = 0;
   for (;;) {
-    const rows = await runSql(ctx.db.orm.em.fork(), PURGE_BATCH_SQL, [cutoff, PURGE_BATCH]);
+    const rows = await runSql<{ id: string }>(ctx.db.orm.em.fork(), PURGE_BATCH_SQL, [cutoff, PURGE_BATCH]);
+    forgetReports(rows.map((row) => row.id));
     total += rows.length;
     if (rows.length < PURGE_BATCH) return total;
   }

@@ -6,6 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { type IReport, Report } from '../db/entities/report.entity.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { isUuid, newShareToken } from '../lib/ids.ts';
+import { forgetReports } from './readCache.ts';
 
 async function ownedReport(em: EntityManager, accountId: string, reportId: string): Promise<IReport> {
   const report = isUuid(reportId) ? await em.findOne(Report, { id: reportId, account: accountId }) : null;
@@ -41,6 +42,7 @@ export async function updateShareSettings(
   if (changes.expiresAt !== undefined) report.shareExpiresAt = changes.expiresAt;
   report.updatedAt = new Date();
   await em.flush();
+  forgetReports([report.id]);
   return report;
 }
 
@@ -54,5 +56,6 @@ export async function rotateShareToken(
   report.shareToken = newShareToken();
   report.updatedAt = new Date();
   await em.flush();
+  forgetReports([report.id]);
   return report;
 }

@@ -151,8 +151,11 @@ describe('processes', { timeout: 180_000 }, () => {
         /^http_request_duration_seconds_count\{method="POST",route="\/api\/v1\/developer\/reports\/financial",status="202"\} 1$/m,
       );
 
-      // One access-log line per request, with the key's prefix only.
-      const access = logLines(api).filter((line) => line.msg === 'request');
+      // One access-log line per request, with the key's prefix only (written in batches, within 200 ms).
+      const access = await until('the access lines of the reads', async () => {
+        const lines = logLines(api).filter((line) => line.msg === 'request');
+        return lines.some((line) => line.route === '/api/v1/developer/reports/:reportId') ? lines : undefined;
+      });
       const submission = access.find((line) => line.route === SUBMIT);
       expect(submission).toMatchObject({
         level: 30,

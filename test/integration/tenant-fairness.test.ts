@@ -15,7 +15,7 @@ import { buildApp } from '../../server/app.ts';
 import { loadConfig } from '../../server/config.ts';
 import { operationCost } from '../../server/graphql/limits.ts';
 import { schema } from '../../server/graphql/schema.ts';
-import { accessLog } from '../../server/middlewares/accessLog.ts';
+import { accessLog, flushAccessLogs } from '../../server/middlewares/accessLog.ts';
 import { metricsMiddleware } from '../../server/middlewares/metrics.ts';
 import { registry } from '../../server/observability/metrics.ts';
 import { graphql } from '../helpers/graphql.ts';
@@ -287,6 +287,9 @@ describe('tenant fairness', () => {
         const response = await fetch(`${server.url}/escape-${randomUUID()}`);
         expect(response.status).toBe(500);
         await new Promise((resolve) => setTimeout(resolve, 50));
+        // Access lines are written in batches (at most ACCESS_LOG_FLUSH_MS later); flushed here at once.
+        expect(lines.find((line) => line.msg === 'request')).toBeUndefined();
+        flushAccessLogs();
         expect(lines.find((line) => line.msg === 'request')).toMatchObject({ status: 500 });
         expect(await registry.metrics()).toMatch(/http_request_duration_seconds_count\{[^}]*status="500"/);
       } finally {

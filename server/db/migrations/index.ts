@@ -10,6 +10,7 @@ import { Migration20261123210000_webhooks } from './Migration20261123210000_webh
 import { Migration20261125180000_webhook_fairness } from './Migration20261125180000_webhook_fairness.ts';
 import { Migration20261125190000_benchmarks } from './Migration20261125190000_benchmarks.ts';
 import { Migration20261125190000_password_changed_at } from './Migration20261125190000_password_changed_at.ts';
+import { Migration20261128210000_read_cache } from './Migration20261128210000_read_cache.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -27,4 +28,5 @@ export const MIGRATIONS: MigrationObject[] = [
     name: 'Migration20261125190000_password_changed_at',
     class: Migration20261125190000_password_changed_at,
   },
+  { name: 'Migration20261128210000_read_cache', class: Migration20261128210000_read_cache },
 ];

@@ -1,0 +1,140 @@
+/**
+ * Polling a finished report with its ETag is answered from the process's memory (server/services/readCache.ts):
+ * no database round trip — proved by answering it while `api_keys` and `reports` are locked ACCESS EXCLUSIVE —
+ * and nothing stale: a change made by another process (here: another connection, bypassing this process's code)
+ * reaches the cache by NOTIFY, and one made through this process's own code reaches it before the call returns.
+ */
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKeyByValue } from '../../server/services/apiKeys.ts';
+import { rotateShareToken } from '../../server/services/shareSettings.ts';
+import { connect } from '../helpers/database.ts';
+import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
+
+/** Retries `check` until it passes (a NOTIFY is asynchronous), at most `ms`. */
+async function eventually(check: () => Promise<void>, ms = 3000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+describe('the read cache (postgres)', () => {
+  let service: TestService;
+  let other: pg.Client;
+
+  const submitAndWait = async (key: string) => {
+    const submitted = await service.request('/api/v1/developer/reports/financial', {
+      method: 'POST',
+      key,
+      body: fixture('general_new-3y'),
+    });
+    expect(submitted.status).toBe(202);
+    const finished = await waitForReport(service, key, submitted.body.report_id);
+    expect(finished.body.status).toBe('success');
+    return { reportId: submitted.body.report_id as string, etag: finished.headers.get('etag')! };
+  };
+  const read = (key: string, reportId: string, etag?: string) =>
+    service.request(`/api/v1/developer/reports/${reportId}`, {
+      key,
+      headers: etag ? { 'If-None-Match': etag } : {},
+    });
+
+  beforeAll(async () => {
+    service = await startTestService('postgres');
+    other = await connect(service.db.databaseUrl!);
+  });
+  afterAll(async () => {
+    await other?.end();
+    await service?.close();
+  });
+
+  it('answers a 304 without the database: api_keys and reports locked', async () => {
+    const key = await service.newKey('test');
+    const { reportId, etag } = await submitAndWait(key);
+    const warm = await read(key, reportId, etag);
+    expect(warm.status).toBe(304);
+    await other.query('begin');
+    try {
+      await other.query('lock table api_keys, reports in access exclusive mode');
+      const answered = await Promise.race([
+        read(key, reportId, etag),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('the 304 waited for the locked tables')), 3000),
+        ),
+      ]);
+      expect(answered.status).toBe(304);
+      expect(answered.headers.get('etag')).toBe(etag);
+      expect(answered.headers.get('cache-control')).toBe('private, no-cache');
+      expect(answered.text).toBe('');
+    } finally {
+      await other.query('rollback');
+    }
+    // A tag that does not match goes to the database and answers the body, with the same tag as before.
+    const stale = await read(key, reportId, 'W/"not-the-tag"');
+    expect(stale.status).toBe(200);
+    expect(stale.headers.get('etag')).toBe(etag);
+    // Another account's key (same mode) learns nothing from the cache: 404 as before.
+    const stranger = await read(await service.newKey('test'), reportId, etag);
+    expect(stranger.status).toBe(404);
+  });
+
+  it('sees a report changed by another process (NOTIFY), and by its own code at once', async () => {
+    const key = await service.newKey('test');
+    const { reportId, etag } = await submitAndWait(key);
+    expect((await read(key, reportId, etag)).status).toBe(304);
+    await other.query('update reports set share_is_public = false where id = $1', [reportId]);
+    let changedTag = '';
+    await eventually(async () => {
+      const after = await read(key, reportId, etag);
+      expect(after.status).toBe(200);
+      expect(after.body.share.is_public).toBe(false);
+      changedTag = after.headers.get('etag')!;
+    });
+    expect(changedTag).not.toBe(etag);
+    expect((await read(key, reportId, changedTag)).status).toBe(304);
+
+    // Through this process's own code: the very next request sees the new token.
+    const accountId = (
+      await other.query<{ account_id: string }>('select account_id from reports where id = $1', [reportId])
+    ).rows[0]!.account_id;
+    const rotated = await rotateShareToken(service.services.db.orm.em.fork(), accountId, reportId);
+    const next = await read(key, reportId, changedTag);
+    expect(next.status).toBe(200);
+    expect(next.body.share.share_token).toBe(rotated.shareToken);
+
+    // Deleted by another process: 404, not a 304 from memory.
+    const tag = next.headers.get('etag')!;
+    expect((await read(key, reportId, tag)).status).toBe(304);
+    await other.query('delete from reports where id = $1', [reportId]);
+    await eventually(async () => expect((await read(key, reportId, tag)).status).toBe(404));
+  });
+
+  it('refuses a key revoked by another process (NOTIFY), and by its own code on the next request', async () => {
+    const key = await service.newKey('test');
+    const { reportId, etag } = await submitAndWait(key);
+    expect((await read(key, reportId, etag)).status).toBe(304);
+    await other.query(
+      `update api_keys set revoked_at = now() where key_hash = encode(sha256($1::bytea), 'hex')`,
+      [key],
+    );
+    await eventually(async () => {
+      const refused = await read(key, reportId, etag);
+      expect(refused.status).toBe(401);
+      expect(refused.body.detail).toMatch(/revoked/);
+    });
+
+    const second = await service.newKey('test');
+    const own = await submitAndWait(second);
+    expect((await read(second, own.reportId, own.etag)).status).toBe(304);
+    expect(await revokeApiKeyByValue(service.services.db.orm.em.fork(), second)).toBe(true);
+    const refused = await read(second, own.reportId, own.etag);
+    expect(refused.status).toBe(401);
+  });
+});
