@@ -2,18 +2,20 @@
  * Idempotent submission (IETF draft-ietf-httpapi-idempotency-key-header, Stripe's semantics): a submission sent
  * with an Idempotency-Key is recorded at most once per (account, mode, key) within 24 hours.
  *
- * - First request: the key is claimed (a row `in_progress`, committed on its own), then the report, its task,
- *   its job and the key's completion (the receipt to replay) are written in ONE transaction — so a recorded
- *   report always has its replayable receipt, and a crash leaves either both or neither.
+ * - First request: the report, its task, its job and the key — completed, with the receipt to replay — are
+ *   written in ONE transaction, the key last: a recorded report always has its replayable receipt, a crash or a
+ *   failure leaves neither, and no statement or transaction of its own is spent on a claim.
  * - Same key, same body (by fingerprint: SHA-256 of the body's canonical JSON — key order and whitespace do not
- *   matter): the first receipt again, flagged `replayed`.
- * - Same key, different body: IdempotencyKeyReusedError (422). Still being recorded: IdempotencyKeyInUseError
- *   (409, Retry-After). A claim older than ABANDONED_CLAIM_MS (its process died between claim and commit) is
- *   taken over by the next request: nothing was recorded under it.
- * - A request that fails (validation, database) releases the key: nothing was recorded, so a corrected retry may
- *   use it.
- * - The report a completed key answered with was deleted (DELETE, retention): the same body claims the key again
- *   and records a new report — a replay never hands out a dead id.
+ *   matter): the key's insert finds the row and records nothing, the transaction is rolled back (the report made
+ *   for it with it) and the first receipt is answered again, flagged `replayed`.
+ * - Same key while another request holding it has not committed: IdempotencyKeyInUseError (409, Retry-After) —
+ *   an advisory lock on the key, taken by the key's statement, tells without waiting.
+ * - Same key, different body: IdempotencyKeyReusedError (422).
+ * - A key `in_progress` (a claim of the earlier design, committed on its own before the report) answers
+ *   IdempotencyKeyInUseError while it is fresh; one older than ABANDONED_CLAIM_MS is taken over.
+ * - A request that fails (validation, back-pressure, database) writes no key: a corrected retry may use it.
+ * - The report a completed key answered with was deleted (DELETE, retention): the foreign key set the key's
+ *   report_id to null, so the same body records a new report under it — a replay never hands out a dead id.
  * Expired rows are deleted by the housekeeping job (server/jobs/housekeeping.ts); a row past `expires_at` is
  * ignored even before that.
  */
@@ -78,28 +80,37 @@ export function requestFingerprint(body: unknown): string {
     .digest('hex');
 }
 
-const CLAIM_SQL = prepared(`
-  insert into idempotency_keys as k (account_id, mode, key, fingerprint, state, created_at, locked_at, expires_at)
-  values ($1, $2, $3, $4, 'in_progress', $5, $5, $6)
+/**
+ * The key, completed, inside the submission's transaction (its last statement). A transaction-scoped advisory lock
+ * on the key comes first: while another request holds it — its key written, its transaction not yet committed —
+ * nothing is inserted (no wait on the other's uncommitted row) and the request answers 409 in use, as the IETF
+ * draft requires of a duplicate sent while the first is processed. On a conflict with a committed row, the row is
+ * taken over only when it expired, is an abandoned claim, or answered with a report since deleted (report_id set
+ * to null by the foreign key: evaluated on the row as committed, which a subquery on reports would not be). No row
+ * returned: the key belongs to another request.
+ */
+const RECORD_KEY_SQL = prepared(`
+  with lock as (
+    select pg_try_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::text || ' ' || $3::text, 7)) as held)
+  insert into idempotency_keys as k (account_id, mode, key, fingerprint, state, status_code, response, report_id,
+                                     created_at, locked_at, expires_at)
+  select $1::uuid, $2::text, $3::text, $4::text, 'completed', $8::int, $9::jsonb, $10::uuid,
+         $5::timestamptz, $5::timestamptz, $6::timestamptz
+    from lock where held
   on conflict (account_id, mode, key) do update
-     set fingerprint = excluded.fingerprint, state = 'in_progress', status_code = null, response = null,
-         report_id = null, created_at = excluded.created_at, locked_at = excluded.locked_at,
-         expires_at = excluded.expires_at
-   where k.expires_at <= $5 or (k.state = 'in_progress' and k.locked_at < $7)
-      or (k.state = 'completed' and k.fingerprint = $4
-          and not exists (select 1 from reports r where r.id = k.report_id))
-  returning true as claimed`);
+     set fingerprint = excluded.fingerprint, state = 'completed', status_code = excluded.status_code,
+         response = excluded.response, report_id = excluded.report_id, created_at = excluded.created_at,
+         locked_at = excluded.locked_at, expires_at = excluded.expires_at
+   where k.expires_at <= $5::timestamptz or (k.state = 'in_progress' and k.locked_at < $7::timestamptz)
+      or (k.state = 'completed' and k.fingerprint = $4::text and k.report_id is null)
+  returning true as recorded`);
+
+/** Thrown inside the submission's transaction to roll it back: the key belongs to another request. */
+class KeyTaken extends Error {}
 
 const READ_SQL = prepared(`
   select fingerprint, state, status_code, response from idempotency_keys
    where account_id = $1 and mode = $2 and key = $3`);
-
-const COMPLETE_SQL = prepared(`
-  update idempotency_keys set state = 'completed', status_code = $4, response = $5::jsonb, report_id = $6
-   where account_id = $1 and mode = $2 and key = $3`);
-
-const RELEASE_SQL = prepared(`
-  delete from idempotency_keys where account_id = $1 and mode = $2 and key = $3 and state = 'in_progress'`);
 
 const EXPIRE_SQL = prepared(`delete from idempotency_keys where expires_at <= $1 returning key`);
 
@@ -117,38 +128,37 @@ export async function submitReportIdempotently(
   checkIdempotencyKey(key);
   const fingerprint = requestFingerprint(body);
   const scope = [principal.accountId, principal.mode, key];
-  const em = ctx.db.orm.em.fork();
-  const now = new Date();
-  const [claim] = await runSql<{ claimed: boolean }>(em, CLAIM_SQL, [
-    ...scope,
-    fingerprint,
-    now,
-    new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-    new Date(now.getTime() - ABANDONED_CLAIM_MS),
-  ]);
-  if (!claim) {
-    const [row] = await runSql<{
-      fingerprint: string;
-      state: string;
-      status_code: number | null;
-      response: SubmissionReceipt | null;
-    }>(em, READ_SQL, scope);
-    // Deleted between the two statements (expired and collected): the caller retries as a first request.
-    if (!row) throw new IdempotencyKeyInUseError();
-    if (row.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
-    if (row.state !== 'completed' || !row.response) throw new IdempotencyKeyInUseError();
-    submissions.inc({ mode: principal.mode, outcome: 'replayed' });
-    return { receipt: row.response, replayed: true };
-  }
   try {
     const receipt = await submitReport(ctx, principal, body, async (tx, recorded) => {
-      await runSql(tx, COMPLETE_SQL, [...scope, 202, JSON.stringify(recorded), recorded.reportId]);
+      const now = new Date();
+      const [row] = await runSql<{ recorded: boolean }>(tx, RECORD_KEY_SQL, [
+        ...scope,
+        fingerprint,
+        now,
+        new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+        new Date(now.getTime() - ABANDONED_CLAIM_MS),
+        202,
+        JSON.stringify(recorded),
+        recorded.reportId,
+      ]);
+      if (!row) throw new KeyTaken();
     });
     return { receipt, replayed: false };
   } catch (error) {
-    await runSql(em, RELEASE_SQL, scope).catch(() => undefined);
-    throw error;
+    if (!(error instanceof KeyTaken)) throw error;
   }
+  const [row] = await runSql<{
+    fingerprint: string;
+    state: string;
+    status_code: number | null;
+    response: SubmissionReceipt | null;
+  }>(ctx.db.orm.em.fork(), READ_SQL, scope);
+  // Deleted between the two statements (expired and collected): the caller retries as a first request.
+  if (!row) throw new IdempotencyKeyInUseError();
+  if (row.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError();
+  if (row.state !== 'completed' || !row.response) throw new IdempotencyKeyInUseError();
+  submissions.inc({ mode: principal.mode, outcome: 'replayed' });
+  return { receipt: row.response, replayed: true };
 }
 
 /** Deletes keys past their 24 hours; returns how many. Run by the housekeeping job. */

@@ -18,6 +18,7 @@ import { schema } from '../../server/graphql/schema.ts';
 import { accessLog, flushAccessLogs } from '../../server/middlewares/accessLog.ts';
 import { metricsMiddleware } from '../../server/middlewares/metrics.ts';
 import { registry } from '../../server/observability/metrics.ts';
+import { connect } from '../helpers/database.ts';
 import { graphql } from '../helpers/graphql.ts';
 import { fixture, startTestService, type TestService } from '../helpers/service.ts';
 
@@ -351,5 +352,61 @@ describe('tenant fairness', () => {
     );
     // …and that new report is what the key replays from now on.
     expect((await submit()).body.report_id).toBe(after.body.report_id);
+
+    // Deleted again, then two duplicates at once: one new report, never two (the key's row is re-checked as
+    // committed — the foreign key nulls its report_id — not through a snapshot that misses the first's report).
+    for (let round = 0; round < 3; round++) {
+      const current = (await submit()).body.report_id as string;
+      expect(
+        (await service.request(`/api/v1/developer/reports/${current}`, { method: 'DELETE', key })).status,
+      ).toBe(204);
+      const both = await Promise.all([submit(), submit()]);
+      const statuses = both.map((response) => response.status).sort();
+      expect([
+        [202, 202],
+        [202, 409],
+      ]).toContainEqual(statuses);
+      const ids = new Set(both.filter((r) => r.status === 202).map((r) => r.body.report_id as string));
+      expect(ids.size, `round ${round}: ${[...ids].join(', ')}`).toBe(1);
+      const list = await service.request('/api/v1/developer/reports?limit=100', { key });
+      expect(list.body.data.map((report: { report_id: string }) => report.report_id)).toEqual([...ids]);
+    }
+  });
+
+  it('answers 409 at once while another transaction holds the key, and records once it is free', async () => {
+    const key = await service.newKey('test');
+    const idempotencyKey = randomUUID();
+    const body = fixture('general_new-3y');
+    const submit = () =>
+      service.request(SUBMIT, { method: 'POST', key, body, headers: { 'Idempotency-Key': idempotencyKey } });
+    const em = service.services.db.orm.em.fork();
+    const [account] = await em
+      .getConnection()
+      .execute<Array<{ account_id: string }>>(
+        `select account_id from api_keys where key_hash = encode(sha256(?::bytea), 'hex')`,
+        [key],
+      );
+    // What a request whose key statement ran and whose transaction has not committed holds.
+    const holder = await connect(service.db.databaseUrl!);
+    try {
+      await holder.query('begin');
+      await holder.query(
+        `select pg_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::text || ' ' || $3::text, 7))`,
+        [account!.account_id, 'test', idempotencyKey],
+      );
+      const started = Date.now();
+      const inUse = await submit();
+      expect(inUse.status).toBe(409);
+      expect(inUse.body.code).toBe('idempotency_key_in_use');
+      expect(inUse.headers.get('retry-after')).toBe('1');
+      expect(Date.now() - started).toBeLessThan(5000);
+      await holder.query('rollback');
+      const recorded = await submit();
+      expect(recorded.status).toBe(202);
+      expect(recorded.headers.get('idempotent-replayed')).toBeNull();
+      expect((await submit()).body.report_id).toBe(recorded.body.report_id);
+    } finally {
+      await holder.end();
+    }
   });
 });

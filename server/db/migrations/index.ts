@@ -11,6 +11,7 @@ import { Migration20261125180000_webhook_fairness } from './Migration20261125180
 import { Migration20261125190000_benchmarks } from './Migration20261125190000_benchmarks.ts';
 import { Migration20261125190000_password_changed_at } from './Migration20261125190000_password_changed_at.ts';
 import { Migration20261128210000_read_cache } from './Migration20261128210000_read_cache.ts';
+import { Migration20261128220000_idempotency_report_fk } from './Migration20261128220000_idempotency_report_fk.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -29,4 +30,8 @@ export const MIGRATIONS: MigrationObject[] = [
     class: Migration20261125190000_password_changed_at,
   },
   { name: 'Migration20261128210000_read_cache', class: Migration20261128210000_read_cache },
+  {
+    name: 'Migration20261128220000_idempotency_report_fk',
+    class: Migration20261128220000_idempotency_report_fk,
+  },
 ];
