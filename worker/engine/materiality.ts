@@ -9,9 +9,11 @@
  * - A rule on a line's growth or share fires only when the line is material: at least MATERIAL_PCT_OF_ASSETS of
  *   total assets (balance lines) or MATERIAL_PCT_OF_REVENUE of revenue (income lines), in the year judged.
  */
+
+import type { Decimal } from 'decimal.js';
 import type { SheetType } from '../types.ts';
 import type { ReportContext } from './context.ts';
-import { changeRate, type Num, num, pct } from './decimal.ts';
+import { changeRate, type Num, num } from './decimal.ts';
 
 export const TINY_BASE_PCT = 0.5;
 export const MATERIAL_PCT_OF_ASSETS = 5;
@@ -26,12 +28,27 @@ export const NULL_REASONS: Readonly<Record<NullReason, string>> = {
 };
 
 const TINY = num(TINY_BASE_PCT);
+const HUNDRED = num(100);
+const MATERIAL_OF_ASSETS = num(MATERIAL_PCT_OF_ASSETS);
+const MATERIAL_OF_REVENUE = num(MATERIAL_PCT_OF_REVENUE);
+
+/**
+ * Whether |part| is below `percent` % of `whole` (whole > 0): |part| × 100 < percent × whole, the comparison of
+ * pct(|part|, whole) with `percent` without its division. The same answer: for amounts (at most 24 significant
+ * digits under the submission schema) and their sums both products are exact, and the old 40-digit quotient could
+ * only round onto the threshold from within 10⁻³⁹ of it, which such values cannot be; for a computed value of 40
+ * digits the two comparisons can differ only there. Every line of every year goes through this; the division was
+ * a tenth of the engine's time.
+ */
+function belowPercentOf(part: Decimal, percent: Decimal, whole: Decimal): boolean {
+  return part.abs().times(HUNDRED).lessThan(percent.times(whole));
+}
 
 /** Why a change rate from `base` to `current` is not meaningful against the statement's `scale`; null if it is. */
 export function growthNullReason(current: Num, base: Num, scale: Num): NullReason | null {
   if (current === null || base === null || base.isZero()) return null;
   if (!current.isZero() && current.isNegative() !== base.isNegative()) return 'sign_change';
-  if (scale?.greaterThan(0) && pct(base.abs(), scale)!.lessThan(TINY)) return 'tiny_base';
+  if (scale?.greaterThan(0) && belowPercentOf(base, TINY, scale)) return 'tiny_base';
   return null;
 }
 
@@ -55,8 +72,7 @@ export function isMaterialLine(ctx: ReportContext, year: number, sheet: SheetTyp
     sheet === 'balance' ? ctx.line(year, 'balance', 'total_assets') : ctx.line(year, 'income', 'revenue');
   // Without a positive base materiality cannot be judged: the rule keeps firing as before.
   if (base === null || !base.greaterThan(0)) return true;
-  const threshold = sheet === 'balance' ? MATERIAL_PCT_OF_ASSETS : MATERIAL_PCT_OF_REVENUE;
-  return !pct(amount.abs(), base)!.lessThan(num(threshold));
+  return !belowPercentOf(amount, sheet === 'balance' ? MATERIAL_OF_ASSETS : MATERIAL_OF_REVENUE, base);
 }
 
 /** Catalogue wording of the materiality floor, appended to a rule's description. */
