@@ -138,3 +138,34 @@ describe('the read cache (postgres)', () => {
     expect(refused.status).toBe(401);
   });
 });
+
+describe('the read cache (embedded PGlite)', () => {
+  it('listens, and a change made beside the service code reaches it', async () => {
+    const service = await startTestService('pglite');
+    try {
+      expect(service.services.readCache?.listening).toBe(true);
+      const key = await service.newKey('test');
+      const submitted = await service.request('/api/v1/developer/reports/financial', {
+        method: 'POST',
+        key,
+        body: fixture('general_new-3y'),
+      });
+      const finished = await waitForReport(service, key, submitted.body.report_id);
+      const reportId = submitted.body.report_id as string;
+      const etag = finished.headers.get('etag')!;
+      const read = () =>
+        service.request(`/api/v1/developer/reports/${reportId}`, { key, headers: { 'If-None-Match': etag } });
+      expect((await read()).status).toBe(304);
+      await service.services.db.pglite!.query('update reports set share_is_public = false where id = $1', [
+        reportId,
+      ]);
+      await eventually(async () => {
+        const after = await read();
+        expect(after.status).toBe(200);
+        expect(after.body.share.is_public).toBe(false);
+      });
+    } finally {
+      await service.close();
+    }
+  });
+});
