@@ -19,6 +19,7 @@ import { buildTemplate, type TemplateBody } from '../../server/import/template.t
 import { consoleRoutes, SIGN_UP_LIMIT } from '../../server/rest/consoleRoutes.ts';
 import { developerRoutes } from '../../server/rest/developerRoutes.ts';
 import { docsRouter, loadOpenApiDocument } from '../../server/rest/docsRoutes.ts';
+import { forgetApiKeys } from '../../server/services/readCache.ts';
 import { analysisCatalogue } from '../../worker/catalogue/analysisCatalogue.ts';
 import { SECTIONS } from '../../worker/engine/module.ts';
 import { ACCOUNTING_STANDARDS, RISK_LEVELS, SHEET_TYPES } from '../../worker/types.ts';
@@ -934,11 +935,14 @@ describe('the OpenAPI document', () => {
         { method: 'POST', headers: { Cookie: cookie }, body: { current_password: 'x', new_password: 'y' } },
       ],
     ];
-    // Every request starts by forking the entity manager (to authenticate, or to find the shared report): a
-    // fault there is an unexpected error.
+    // Every request whose key is not in the read cache starts by forking the entity manager (to authenticate,
+    // or to find the shared report): a fault there is an unexpected error.
     const fork = vi.spyOn(em, 'fork');
     try {
       for (const [method, path, url] of developer) {
+        // A key verified moments ago is trusted from memory (readCache.ts): forgotten here, so that the request
+        // looks it up and its first database access is the one that fails (else the catalogue needs none).
+        forgetApiKeys();
         fork.mockImplementationOnce(() => {
           throw new Error('injected fault');
         });
