@@ -17,5 +17,5 @@ import './types/errorTypes.ts';
 import './types/import.ts';
 
 // Definition order, not alphabetical: fields read in the presenters' order and enum values in their meaning's
-// (queued → store → … → done), in introspection and in schema/schema.graphql alike.
+// (queued → store → compute → … → done), in introspection and in schema/schema.graphql alike.
 export const schema = builder.toSchema({ sortSchema: false });

@@ -51,29 +51,28 @@ interface ClaimedTask {
 }
 
 /**
- * Claims an attempt of a task that is still processing: counts it and enters the store step, durably before any
- * work (so a crash shows in `attempts`), and reads the submission and the report's AI setting.
+ * Claims an attempt of a task that is still processing and does step 1 (store) in the same statement: counts the
+ * attempt, stores the statements in normalised form — one row per year and sheet, taken from the stored
+ * submission inside the database (it does not travel back to us for this; a retried attempt overwrites the rows
+ * of an earlier one) — and enters the compute step, durably before the CPU work (so a crash from then on shows in
+ * `attempts`). Returns the submission and what the job needs of the report. One statement and one transaction
+ * instead of a claim and a store of their own.
  */
-const CLAIM_SQL = prepared(`
-  update tasks as t
-     set step = 'store', attempts = t.attempts + 1, started_at = coalesce(t.started_at, $2), updated_at = $2
-    from reports as r
-   where t.id = $1 and t.status = 'processing' and r.id = t.report_id
-  returning t.payload::text as payload, r.ai_auto_analysis, r.account_id, r.mode, r.enterprise_id, r.version_no`);
-
-/**
- * Step 1 in one statement: the statements in normalised form, one row per year and sheet, taken from the stored
- * submission inside the database (it does not travel back to us for this), and the move to the compute step.
- * A retried attempt overwrites the rows of an earlier one.
- */
-const STORE_SQL = prepared(`
-  with task as (
-    update tasks set step = 'compute', updated_at = $3 where id = $1 returning payload
+const CLAIM_AND_STORE_SQL = prepared(`
+  with claimed as (
+    update tasks as t
+       set step = 'compute', attempts = t.attempts + 1, started_at = coalesce(t.started_at, $2), updated_at = $2
+      from reports as r
+     where t.id = $1 and t.status = 'processing' and r.id = t.report_id
+    returning t.payload, r.id as report_id, r.ai_auto_analysis, r.account_id, r.mode, r.enterprise_id,
+              r.version_no
+  ), stored as (
+    insert into statements (report_id, fiscal_year, sheet_type, lines)
+    select claimed.report_id, (year ->> 'year')::int, sheet.key, sheet.value
+      from claimed, jsonb_array_elements(claimed.payload -> 'years') as year, jsonb_each(year -> 'sheets') as sheet
+    on conflict (report_id, fiscal_year, sheet_type) do update set lines = excluded.lines
   )
-  insert into statements (report_id, fiscal_year, sheet_type, lines)
-  select $2, (year ->> 'year')::int, sheet.key, sheet.value
-    from task, jsonb_array_elements(task.payload -> 'years') as year, jsonb_each(year -> 'sheets') as sheet
-  on conflict (report_id, fiscal_year, sheet_type) do update set lines = excluded.lines`);
+  select payload::text as payload, ai_auto_analysis, account_id, mode, enterprise_id, version_no from claimed`);
 
 /** Parameters of the assemble statement before the items' rows, and the columns of each row. */
 const ASSEMBLE_FIXED = 10;
@@ -128,7 +127,7 @@ function assembleSql(items: number): string {
 }
 
 /** Runs one step of the job, observing its duration (job_step_duration_seconds). */
-async function timed<T>(step: 'store' | 'compute' | 'ai' | 'assemble', run: () => Promise<T>): Promise<T> {
+async function timed<T>(step: 'compute' | 'ai' | 'assemble', run: () => Promise<T>): Promise<T> {
   const end = jobStepDuration.startTimer({ step });
   try {
     return await run();
@@ -148,7 +147,10 @@ export async function analyseReport(
   attempt?: { id: string; retryCount: number },
 ): Promise<AnalysisOutcome> {
   const em = ctx.db.orm.em.fork();
-  const [task] = await runSql<ClaimedTask>(em, CLAIM_SQL, [data.taskId, new Date()]);
+  // Step 1 (store) with the claim: see CLAIM_AND_STORE_SQL.
+  const endStore = jobStepDuration.startTimer({ step: 'store' });
+  const [task] = await runSql<ClaimedTask>(em, CLAIM_AND_STORE_SQL, [data.taskId, new Date()]);
+  if (task) endStore();
   if (!task) {
     logger.info(data, 'analysis job has nothing to do');
     return;
@@ -157,9 +159,6 @@ export async function analyseReport(
   try {
     if (task.payload === null) throw new PermanentJobError('the stored submission is missing');
     const payload = task.payload;
-
-    // Step 1: store the statements in normalised form.
-    await timed('store', () => runSql(em, STORE_SQL, [data.taskId, data.reportId, new Date()]));
 
     // Step 2: compute every analysis item in the worker pool, against the report's matched industry benchmark.
     const owner = { accountId: task.account_id, mode: task.mode, enterpriseId: task.enterprise_id };

@@ -14,7 +14,8 @@ import { fixture } from '../helpers/service.ts';
 // to expire.
 describe.concurrent('crash recovery', { timeout: 240_000 }, () => {
   /**
-   * Starts a server, holds a report's job in its store step, kills the server with SIGKILL. What it starts
+   * Starts a server, holds a report's job in its assemble step (its attempt counted, its statements stored), kills
+   * the server with SIGKILL. What it starts
    * (and `start` starts) is killed, and the database dropped, when the test finishes.
    */
   async function killMidJob(onTestFinished: TestContext['onTestFinished'], settings: Record<string, string>) {
@@ -42,7 +43,8 @@ describe.concurrent('crash recovery', { timeout: 240_000 }, () => {
 
     const blocker = await connect(url);
     await blocker.query('begin');
-    await blocker.query('lock table statements in access exclusive mode');
+    // The job claims its attempt and stores the statements in one statement, then blocks in its assemble step.
+    await blocker.query('lock table analysis_results in access exclusive mode');
     const response = await fetch(`${first.url}/api/v1/developer/reports/financial`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
@@ -55,10 +57,14 @@ describe.concurrent('crash recovery', { timeout: 240_000 }, () => {
     };
 
     const observer = await connect(url);
-    await until('the job to be in its store step', async () => {
+    await until('the job to have stored its statements and be past them', async () => {
       const { rows } = await observer.query('select step, attempts from tasks where id = $1', [taskId]);
-      return rows[0]?.step === 'store' && rows[0]?.attempts === 1 ? true : undefined;
+      return rows[0]?.step === 'compute' && rows[0]?.attempts === 1 ? true : undefined;
     });
+    const stored = await observer.query('select count(*)::int as n from statements where report_id = $1', [
+      reportId,
+    ]);
+    expect(stored.rows[0].n).toBeGreaterThan(0);
     await first.kill('SIGKILL');
     await blocker.query('rollback');
     await blocker.end();

@@ -256,9 +256,9 @@ describe('back-pressure and fairness', () => {
     try {
       const burst = await service.newKey('test');
       const other = await service.newKey('test');
-      // Jobs stop in their store step (statements locked), so claims can be watched.
+      // Jobs stop in their assemble step (analysis results locked), claimed and counted, so claims can be watched.
       await blocker.query('begin');
-      await blocker.query('lock table statements in access exclusive mode');
+      await blocker.query('lock table analysis_results in access exclusive mode');
       const burstReports = [];
       for (let i = 0; i < 9; i++) burstReports.push((await submit(service, burst)).task_id);
       const { task_id: otherTask } = await submit(service, other);

@@ -61,12 +61,12 @@ describe('processes', { timeout: 180_000 }, () => {
     return (await response.json()) as { report_id: string; task_id: string };
   }
 
-  /** Holds every job in its store step until released. */
+  /** Holds every job in its assemble step (its attempt counted, its statements stored) until released. */
   async function holdJobs() {
     const blocker = await connect(db!.databaseUrl!);
     clients.push(blocker);
     await blocker.query('begin');
-    await blocker.query('lock table statements in access exclusive mode');
+    await blocker.query('lock table analysis_results in access exclusive mode');
     return () => blocker.query('rollback');
   }
 

@@ -21,7 +21,9 @@ export const TaskStatusEnum = builder.enumType('TaskStatus', {
 });
 
 export const TaskStepEnum = builder.enumType('TaskStep', {
-  description: 'Where the job is: queued → store → compute → ai → assemble → done.',
+  description:
+    'Where the job is: queued → compute → ai → assemble → done. The store step is done with the ' +
+    "attempt's claim, in one statement: STORE stays a valid value and is no longer seen.",
   values: TASK_STEPS,
 });
 
