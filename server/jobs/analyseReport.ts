@@ -150,11 +150,11 @@ export async function analyseReport(
   // Step 1 (store) with the claim: see CLAIM_AND_STORE_SQL.
   const endStore = jobStepDuration.startTimer({ step: 'store' });
   const [task] = await runSql<ClaimedTask>(em, CLAIM_AND_STORE_SQL, [data.taskId, new Date()]);
-  if (task) endStore();
   if (!task) {
     logger.info(data, 'analysis job has nothing to do');
     return;
   }
+  endStore();
   const endJob = jobStepDuration.startTimer({ step: 'job' });
   try {
     if (task.payload === null) throw new PermanentJobError('the stored submission is missing');

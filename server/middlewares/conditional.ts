@@ -30,10 +30,8 @@ export function conditionalGet() {
     privateCacheControl(ctx);
     // Compared here rather than with ctx.fresh: `fresh` ignores If-None-Match when the request says
     // Cache-Control: no-cache, which fetch() adds to every request carrying If-None-Match (WHATWG Fetch).
-    if (matchesIfNoneMatch(ctx.get('If-None-Match'), ctx.response.get('ETag'))) {
-      ctx.status = 304;
-      ctx.body = null;
-    }
+    const etag = ctx.response.get('ETag');
+    if (matchesIfNoneMatch(ctx.get('If-None-Match'), etag)) notModified(ctx, etag);
   };
 }
 

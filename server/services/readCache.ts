@@ -108,15 +108,19 @@ export class ReadCache {
     return this.#generation;
   }
 
-  apiKey(hash: string): Principal | undefined {
+  /** A live entry of `map`: none while not listening, and an expired one is dropped. */
+  #fresh<T extends { at: number }>(map: Map<string, T>, key: string): T | undefined {
     if (!this.#listening) return undefined;
-    const entry = this.#keys.get(hash);
-    if (!entry) return undefined;
-    if (this.#now() - entry.at > READ_CACHE_TTL_MS) {
-      this.#keys.delete(hash);
+    const entry = map.get(key);
+    if (entry && this.#now() - entry.at > READ_CACHE_TTL_MS) {
+      map.delete(key);
       return undefined;
     }
-    return entry.principal;
+    return entry;
+  }
+
+  apiKey(hash: string): Principal | undefined {
+    return this.#fresh(this.#keys, hash)?.principal;
   }
 
   rememberApiKey(hash: string, principal: Principal, generation: number): void {
@@ -126,14 +130,8 @@ export class ReadCache {
 
   /** The ETag of a finished report, when the principal may read it and it was read here recently. */
   reportTag(reportId: string, principal: Principal): string | undefined {
-    if (!this.#listening) return undefined;
-    const entry = this.#tags.get(reportId);
-    if (!entry) return undefined;
-    if (this.#now() - entry.at > READ_CACHE_TTL_MS) {
-      this.#tags.delete(reportId);
-      return undefined;
-    }
-    return entry.accountId === principal.accountId && entry.mode === principal.mode ? entry.etag : undefined;
+    const entry = this.#fresh(this.#tags, reportId);
+    return entry?.accountId === principal.accountId && entry.mode === principal.mode ? entry.etag : undefined;
   }
 
   rememberReportTag(reportId: string, principal: Principal, etag: string, generation: number): void {
