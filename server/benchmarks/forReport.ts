@@ -1,6 +1,6 @@
 /**
  * The benchmark side of the analysis job: before computing, the report's matched benchmark (sets and peers); in
- * the assemble transaction, the record of the sets it used and its peer values. Peer values are kept per report
+ * the assemble statement, the record of the sets it used and its peer values. Peer values are kept per report
  * (one row per scored indicator, deleted with the report by its foreign key), so a report that succeeds or is
  * deleted changes only its own rows; the distribution is computed when a report reads it, with one aggregate
  * query over the latest successful report of each other enterprise of the account, mode, industry and year.
@@ -120,9 +120,39 @@ export function benchmarkSetsUsed(benchmarkJson: string | null): string {
 }
 
 /**
- * Inside the assemble transaction: the report's peer values (a retried attempt overwrites its own rows); the sets
- * it used are written by the assemble statement itself. `benchmarkJson` is industry_benchmark's sp_result.
+ * The report's peer values (docs/benchmarks.md) as rows for PEER_VALUES_INSERT_SQL, a JSON array: none when its
+ * industry is unknown or it has no scored value. `benchmarkJson` is industry_benchmark's sp_result.
  */
+export function peerValueRows(prepared_: ReportBenchmark, benchmarkJson: string | null): string {
+  const key = prepared_.peerKey;
+  if (!key || !benchmarkJson) return '[]';
+  const sp = JSON.parse(benchmarkJson) as { rows: { indicator: string; value: number | null }[] };
+  const values = sp.rows.filter((r) => r.value !== null && PEER_INDICATORS.includes(r.indicator));
+  return JSON.stringify(
+    values.map((v) => ({
+      account_id: key.accountId,
+      mode: key.mode,
+      industry_code: key.industryCode,
+      year: key.year,
+      enterprise_id: key.enterpriseId,
+      indicator: v.indicator,
+      value: v.value,
+    })),
+  );
+}
+
+/**
+ * Writes peerValueRows' `rows` (SQL of a jsonb array) for report `reportId` at `completedAt` (SQL expressions): a
+ * retried attempt overwrites its own rows. The assemble statement runs it as one of its CTEs.
+ */
+export const PEER_VALUES_INSERT_SQL = (reportId: string, rows: string, completedAt: string) => `
+  insert into peer_values (report_id, account_id, mode, industry_code, year, enterprise_id, indicator, value, completed_at)
+  select ${reportId}, v.account_id, v.mode, v.industry_code, v.year, v.enterprise_id, v.indicator, v.value, ${completedAt}
+    from jsonb_to_recordset(${rows}) as v(account_id uuid, mode text, industry_code text, year int, enterprise_id uuid,
+                                           indicator text, value double precision)
+  on conflict (report_id, indicator) do update set value = excluded.value, completed_at = excluded.completed_at`;
+
+/** The report's peer values on their own (the job writes them in its assemble statement; used by the bench). */
 export async function recordPeerValues(
   tx: EntityManager,
   reportId: string,
@@ -130,28 +160,11 @@ export async function recordPeerValues(
   benchmarkJson: string,
   completedAt: Date,
 ): Promise<void> {
-  const key = prepared_.peerKey;
-  if (!key) return;
-  const sp = JSON.parse(benchmarkJson) as { rows: { indicator: string; value: number | null }[] };
-  const values = sp.rows.filter((r) => r.value !== null && PEER_INDICATORS.includes(r.indicator));
-  if (values.length === 0) return;
-  await runSql(
-    tx,
-    `insert into peer_values (report_id, account_id, mode, industry_code, year, enterprise_id, indicator, value, completed_at)
-     select $1, $2, $3, $4, $5, $6, v.indicator, v.value, $8
-       from jsonb_to_recordset($7::jsonb) as v(indicator text, value double precision)
-     on conflict (report_id, indicator) do update set value = excluded.value, completed_at = excluded.completed_at`,
-    [
-      reportId,
-      key.accountId,
-      key.mode,
-      key.industryCode,
-      key.year,
-      key.enterpriseId,
-      JSON.stringify(values.map((v) => ({ indicator: v.indicator, value: v.value }))),
-      completedAt,
-    ],
-  );
+  await runSql(tx, PEER_VALUES_INSERT_SQL('$1', '$2::jsonb', '$3'), [
+    reportId,
+    peerValueRows(prepared_, benchmarkJson),
+    completedAt,
+  ]);
 }
 
 /** The industry_benchmark item's sp_result JSON among the job's items. */

@@ -6,7 +6,6 @@
  * earlier attempt wrote, and a report that is no longer pending is left alone.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
 import { type ComputedItem, toAnalysisOutputs, withCoreRiskInsight } from '../../worker/computed.ts';
 import { ANALYSIS_SLUGS } from '../../worker/engine/registry.ts';
@@ -22,7 +21,8 @@ import {
   benchmarkForReport,
   benchmarkSetsUsed,
   industryBenchmarkJson,
-  recordPeerValues,
+  PEER_VALUES_INSERT_SQL,
+  peerValueRows,
 } from '../benchmarks/forReport.ts';
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
@@ -31,7 +31,7 @@ import { runSql } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { DELIVERIES_INSERT_SQL, emitReportEvent, enqueueDelivery } from '../webhooks/delivery.ts';
+import { DELIVERIES_INSERT_SQL, deliveryJobsCtes, emitReportEvent } from '../webhooks/delivery.ts';
 import { reportEvent, serialiseEvent } from '../webhooks/payload.ts';
 import type { AnalysisJobData, AnalysisOutcome } from './queue.ts';
 
@@ -75,22 +75,26 @@ const CLAIM_AND_STORE_SQL = prepared(`
   select payload::text as payload, ai_auto_analysis, account_id, mode, enterprise_id, version_no from claimed`);
 
 /** Parameters of the assemble statement before the items' rows, and the columns of each row. */
-const ASSEMBLE_FIXED = 10;
+const ASSEMBLE_FIXED = 13;
 const RESULT_COLUMNS = 6;
-/** The assemble statement's text by number of items (always every slug: one text, built once). */
-const assembleTexts = new Map<number, string>();
+/** The assemble statement's text by queue and number of items (always every slug: one text, built once). */
+const assembleTexts = new WeakMap<object, Map<number, string>>();
 
 /**
  * Step 4 in one statement (for `items` rows): every item (a retried attempt overwrites an earlier one's), the
- * report's success and share token, the industry sets it used, its report.succeeded delivery to each enabled
- * webhook endpoint of its account and mode (only when this statement moved it out of pending), and the task's
- * end, which also drops the stored submission. It returns the deliveries, whose jobs the caller enqueues in the
- * same transaction. Each item's values are parameters of their own: PostgreSQL then only checks each document,
- * where one JSON array of every item had to be taken apart (twice the database's CPU for this write). One
- * statement instead of three: each round trip on loopback TCP costs the main thread a write and a wake-up.
+ * report's success and share token, the industry sets it used and its peer values, its report.succeeded delivery to each enabled
+ * webhook endpoint of its account and mode (only when this statement moved it out of pending) with the delivery's
+ * job, the job's own completion (fenced to the attempt: JobQueue.analysisCompletionCte), and the task's end, which
+ * also drops the stored submission. It returns how many deliveries it queued and whether it completed the job.
+ * Each item's values are parameters of their own: PostgreSQL then only checks each document, where one JSON array
+ * of every item had to be taken apart (twice the database's CPU for this write). One statement instead of five
+ * (with the transaction's begin and commit, which it no longer needs): each round trip on loopback TCP costs the
+ * main thread a write and a wake-up.
  */
-function assembleSql(items: number): string {
-  const known = assembleTexts.get(items);
+function assembleSql(ctx: ServiceContext, items: number): string {
+  const texts = assembleTexts.get(ctx.queue) ?? new Map<number, string>();
+  assembleTexts.set(ctx.queue, texts);
+  const known = texts.get(items);
   if (known !== undefined) return known;
   const rows = Array.from({ length: items }, (_, i) => {
     const p = ASSEMBLE_FIXED + i * RESULT_COLUMNS;
@@ -117,12 +121,14 @@ function assembleSql(items: number): string {
        and exists (select 1 from report)
     on conflict (endpoint_id, event_key) do nothing
     returning id
-  )
+  ), peers as (${PEER_VALUES_INSERT_SQL('$1', '$13::jsonb', '$2')}
+  ), ${deliveryJobsCtes(ctx, 'delivery_job', 'deliveries', '$6')}, ${ctx.queue.analysisCompletionCte('job_done', '$11', '$12')}
   update tasks
      set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null
    where id = $3
-  returning (select coalesce(array_agg(id), '{}') from deliveries) as deliveries`);
-  assembleTexts.set(items, text);
+  returning (select count(*) from delivery_job)::int as deliveries, (select count(*) from delivery_job_notified) as notified,
+            (select count(*) from job_done)::int as completed`);
+  texts.set(items, text);
   return text;
 }
 
@@ -201,6 +207,8 @@ export async function analyseReport(
       `${event.type}:${data.reportId}`,
       event.type,
       serialiseEvent(event),
+      ...ctx.queue.analysisCompletionParams(attempt),
+      peerValueRows(matched, benchmarkJson),
     ];
     items.forEach((item, position) => {
       const text = written.get(item.slug);
@@ -209,25 +217,22 @@ export async function analyseReport(
       params.push(item.slug, position, item.spResultJson, JSON.stringify(risks), text?.ai_content ?? null);
       params.push(text?.ai_source ?? null);
     });
-    const sql = assembleSql(items.length);
-    let completed = false;
-    await timed('assemble', () =>
-      em.transactional(async (tx) => {
-        // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
-        if (ai) await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
-        const [assembled] = await runSql<{ deliveries: string[] }>(tx, sql, params);
-        // The report's peer values (docs/benchmarks.md); its sets were recorded by the statement above.
-        if (benchmarkJson) await recordPeerValues(tx, data.reportId, matched, benchmarkJson, completedAt);
-        if (ai) await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
-        // report.succeeded, committed with the success itself (docs/webhooks.md): its deliveries' jobs.
-        for (const id of assembled?.deliveries ?? []) await enqueueDelivery(ctx, tx, id, task.account_id, 0);
-        // And the job's own completion: one statement in this transaction instead of one of its own afterwards.
-        if (attempt)
-          completed = await ctx.queue.completeWithin(
-            tx.getTransactionContext() as Transaction<unknown>,
-            attempt,
-          );
-      }),
+    const sql = assembleSql(ctx, items.length);
+    const assemble = async (em: EntityManager) => {
+      const [assembled] = await runSql<{ completed: number }>(em, sql, params);
+      return (assembled?.completed ?? 0) > 0;
+    };
+    // Without AI usage to add, the assemble statement is all there is: it commits on its own.
+    const completed = await timed('assemble', () =>
+      !ai
+        ? assemble(em)
+        : em.transactional(async (tx) => {
+            // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
+            await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
+            const done = await assemble(tx);
+            await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
+            return done;
+          }),
     );
     endJob();
     return completed ? 'completed' : undefined;

@@ -14,6 +14,9 @@
 import type { Transaction } from 'kysely';
 import { CompiledQuery } from 'kysely';
 import { type Db, fromPglite, type Job, PgBoss } from 'pg-boss';
+// pg-boss's statement builders (the installed, pinned version): a job's insert is embedded in the statement that
+// writes what the job is for (JobQueue.jobInsertCtes). Checked when a queue is prepared; the tests run through it.
+import { attemptPairs, completeJobs, insertJobs, notifyChannelSql } from 'pg-boss/dist/plans.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
@@ -74,6 +77,46 @@ export function transactionDb(trx: Transaction<unknown>): Db {
   };
 }
 
+/**
+ * pg-boss's insert of `name`'s jobs (plans.insertJobs, the text its send runs) as two CTEs named `cte` (the insert,
+ * returning the jobs' ids) and `<cte>_notified` (for a queue with NOTIFY, the NOTIFY its send adds), as a function of
+ * the SQL expression that replaces its one parameter, the jobs' json array. Throws if the installed pg-boss no
+ * longer builds the insert this way.
+ */
+function embeddedJobInsert(
+  schema: string,
+  table: string,
+  name: string,
+  notify: boolean,
+): (cte: string, jobs: string) => string {
+  const insert = insertJobs(schema, { table, name, returnId: true }).trim();
+  const parameter = '$1::text::json';
+  if (!/^INSERT INTO /i.test(insert) || insert.split(parameter).length !== 2 || /\$[2-9]/.test(insert))
+    throw new Error(`pg-boss's job insert has changed: jobs of ${name} cannot be embedded`);
+  return (cte, jobs) => {
+    const notified = notify
+      ? `select pg_notify(${notifyChannelSql(schema)}, '${name}') from ${cte} limit 1`
+      : 'select 1 where false';
+    return `${cte} as (${insert.replace(parameter, () => `(${jobs})`)}), ${cte}_notified as (${notified})`;
+  };
+}
+
+/**
+ * pg-boss's fenced completion of jobs (plans.completeJobs, the text its complete runs for fetched attempts) as one
+ * CTE named `cte`, returning the ids it completed: its UPDATE with its parameters — queue name, ids, output, attempt
+ * pairs — replaced by the given SQL expressions. Throws if the installed pg-boss no longer builds it this way.
+ */
+function embeddedCompletion(schema: string, table: string): (cte: string, refs: readonly string[]) => string {
+  const sql = completeJobs(schema, table, undefined, true);
+  const update = /^\s*WITH results AS \(\s*(UPDATE [\s\S]*RETURNING id)\s*\)\s*SELECT COUNT\(\*\)/i.exec(
+    sql,
+  )?.[1];
+  if (!update || /\$[5-9]|\$\d\d/.test(update) || !/\$4::text\[\]/.test(update))
+    throw new Error(`pg-boss's job completion has changed: it cannot be embedded`);
+  return (cte, refs) =>
+    `${cte} as (${update.replace(/\$([1-4])(?!\d)/g, (_, n: string) => refs[Number(n) - 1]!)})`;
+}
+
 export class JobQueue {
   readonly boss: PgBoss;
   readonly #settings: JobSettings;
@@ -87,6 +130,10 @@ export class JobQueue {
   /** Jobs waiting, as last counted, and jobs this process enqueued since. */
   #waiting = { count: 0, at: 0, since: 0 };
   #counting: Promise<number> | null = null;
+  /** The analysis queue's completion to embed (analysisCompletionCte), once its table is known. */
+  #completion: ((cte: string, refs: readonly string[]) => string) | null = null;
+  /** Job inserts to embed (jobInsertCtes), by queue, once each queue's table is known (prepareEmbeddedInsert). */
+  #embedded = new Map<string, (cte: string, jobs: string) => string>();
 
   private constructor(boss: PgBoss, settings: JobSettings, logger: Logger) {
     this.boss = boss;
@@ -143,7 +190,8 @@ export class JobQueue {
         );
     await boss.start();
     await queue.#createQueues();
-    queue.#table = (await boss.getQueue(ANALYSIS_QUEUE))?.table ?? queue.#table;
+    queue.#table = (await queue.prepareEmbeddedInsert(ANALYSIS_QUEUE)).table;
+    queue.#completion = embeddedCompletion('pgboss', queue.#table);
     queue.#started = true;
     return queue;
   }
@@ -172,36 +220,54 @@ export class JobQueue {
     await this.boss.updateQueue(ANALYSIS_QUEUE, updatable);
   }
 
-  /**
-   * Enqueues the analysis of a report inside the caller's open transaction. The job's group is the account:
-   * workers run at most `jobAccountConcurrency` jobs of one group at once (pg-boss groupConcurrency), so one
-   * account's burst waits behind its own jobs, not in front of everyone else's.
-   */
-  async enqueueAnalysis(
-    trx: Transaction<unknown>,
-    data: AnalysisJobData,
-    accountId: string,
-  ): Promise<string> {
-    const id = await this.boss.send(ANALYSIS_QUEUE, data, {
-      db: transactionDb(trx),
-      group: { id: accountId },
-    });
-    if (!id) throw new Error('pg-boss did not create the analysis job');
-    this.#waiting.since++;
-    return id;
+  /** Reads queue `name` (created) and makes its job insert embeddable (jobInsertCtes). */
+  async prepareEmbeddedInsert(name: string): Promise<{ table: string }> {
+    const queue = await this.boss.getQueue(name);
+    if (!queue) throw new Error(`queue ${name} does not exist`);
+    this.#embedded.set(name, embeddedJobInsert('pgboss', queue.table, name, queue.notify === true));
+    return { table: queue.table };
   }
 
   /**
-   * Completes an analysis job inside the caller's open transaction (the job's assemble transaction), fenced to the
-   * attempt: the report's success and its job's completion commit together, and no statement of its own is spent
-   * on the completion. Returns whether the claim was still this attempt's.
+   * Queue `name`'s job insert as two CTEs of a caller's statement — `cte` (pg-boss's own insert, returning the jobs'
+   * ids) and `<cte>_notified` (the queue's NOTIFY if it has one, sent on commit, as pg-boss's send does) — so a job is
+   * written by the statement that writes what it is for: no round trip of its own. `jobs` is an SQL expression of
+   * type json: an array of jobs in pg-boss's payload shape (keys of its json_to_recordset, e.g. `data`, `groupId`,
+   * `priority`; absent keys take the queue's settings). The caller must read `<cte>_notified`
+   * (`(select count(*) from <cte>_notified)`): a CTE that is not read does not run.
    */
-  async completeWithin(
-    trx: Transaction<unknown>,
-    attempt: { id: string; retryCount: number },
-  ): Promise<boolean> {
-    const response = await this.boss.complete(ANALYSIS_QUEUE, [attempt], null, { db: transactionDb(trx) });
-    return Number((response as { affected?: number } | undefined)?.affected ?? 0) > 0;
+  jobInsertCtes(name: string, cte: string, jobs: string): string {
+    const build = this.#embedded.get(name);
+    if (!build) throw new Error(`the job insert of ${name} has not been prepared`);
+    return build(cte, jobs);
+  }
+
+  /**
+   * The completion of an analysis job's attempt as a CTE `cte` of a caller's statement (the job's assemble statement),
+   * fenced to the attempt as pg-boss's complete is, returning the id when it completed it: the report's success and
+   * its job's completion commit together, with no statement of their own. `ids` and `attempts` are SQL expressions
+   * of the parameters analysisCompletionParams gives, in that order.
+   */
+  analysisCompletionCte(cte: string, ids: string, attempts: string): string {
+    if (!this.#completion) throw new Error('the job queue has not started');
+    return this.#completion(cte, [`'${ANALYSIS_QUEUE}'`, ids, 'null', attempts]);
+  }
+
+  /** The parameters of analysisCompletionCte for `attempt` (none: the CTE completes nothing). */
+  analysisCompletionParams(attempt?: { id: string; retryCount: number }): [string[], string[]] {
+    return attempt ? [[attempt.id], attemptPairs([attempt.id], [attempt.retryCount])] : [[], []];
+  }
+
+  /** The json array (text) of one analysis job for jobInsertCtes: pg-boss's payload, as its send makes it. */
+  analysisJobJson(data: AnalysisJobData, accountId: string): string {
+    return JSON.stringify([
+      { id: null, data, priority: 0, singletonKey: null, groupId: accountId, groupTier: null },
+    ]);
+  }
+
+  /** Counts `jobs` analysis jobs this process enqueued through jobInsertCtes (for hasRoom's estimate). */
+  enqueued(jobs: number): void {
+    this.#waiting.since += jobs;
   }
 
   /**
@@ -327,7 +393,7 @@ export class JobQueue {
 
 /**
  * What an analysis handler reports: `completed` when it completed its own job inside its last transaction
- * (JobQueue.completeWithin), so the dispatcher only gives the slot back.
+ * (JobQueue.analysisCompletionCte), so the dispatcher only gives the slot back.
  */
 export type AnalysisOutcome = 'completed' | undefined;
 

@@ -3,13 +3,13 @@
  * with an Idempotency-Key is recorded at most once per (account, mode, key) within 24 hours.
  *
  * - First request: the report, its task, its job and the key — completed, with the receipt to replay — are
- *   written in ONE transaction, the key last: a recorded report always has its replayable receipt, a crash or a
- *   failure leaves neither, and no statement or transaction of its own is spent on a claim.
+ *   written by ONE statement (server/services/reports.ts): a recorded report always has its replayable receipt, a
+ *   crash or a failure leaves neither, and no statement or transaction of its own is spent on the key.
  * - Same key, same body (by fingerprint: SHA-256 of the body's canonical JSON — key order and whitespace do not
- *   matter): the key's insert finds the row and records nothing, the transaction is rolled back (the report made
- *   for it with it) and the first receipt is answered again, flagged `replayed`.
+ *   matter): the key's insert finds the row and records nothing, the statement fails with KEY_TAKEN_SQLSTATE (the
+ *   report made for it rolled back with it) and the first receipt is answered again, flagged `replayed`.
  * - Same key while another request holding it has not committed: IdempotencyKeyInUseError (409, Retry-After) —
- *   an advisory lock on the key, taken by the key's statement, tells without waiting.
+ *   an advisory lock on the key, taken by the submission's statement, tells without waiting.
  * - Same key, different body: IdempotencyKeyReusedError (422).
  * - A key `in_progress` (a claim of the earlier design, committed on its own before the report) answers
  *   IdempotencyKeyInUseError while it is fresh; one older than ABANDONED_CLAIM_MS is taken over.
@@ -31,7 +31,7 @@ import {
 import { submissions } from '../observability/metrics.ts';
 import type { Principal } from './apiKeys.ts';
 import type { ServiceContext } from './context.ts';
-import { type SubmissionReceipt, submitReport } from './reports.ts';
+import { KEY_TAKEN_SQLSTATE, type SubmissionReceipt, submitReport } from './reports.ts';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim this old without completion belongs to a request whose process died: nothing was recorded. */
@@ -80,34 +80,6 @@ export function requestFingerprint(body: unknown): string {
     .digest('hex');
 }
 
-/**
- * The key, completed, inside the submission's transaction (its last statement). A transaction-scoped advisory lock
- * on the key comes first: while another request holds it — its key written, its transaction not yet committed —
- * nothing is inserted (no wait on the other's uncommitted row) and the request answers 409 in use, as the IETF
- * draft requires of a duplicate sent while the first is processed. On a conflict with a committed row, the row is
- * taken over only when it expired, is an abandoned claim, or answered with a report since deleted (report_id set
- * to null by the foreign key: evaluated on the row as committed, which a subquery on reports would not be). No row
- * returned: the key belongs to another request.
- */
-const RECORD_KEY_SQL = prepared(`
-  with lock as (
-    select pg_try_advisory_xact_lock(hashtextextended($1::text || ' ' || $2::text || ' ' || $3::text, 7)) as held)
-  insert into idempotency_keys as k (account_id, mode, key, fingerprint, state, status_code, response, report_id,
-                                     created_at, locked_at, expires_at)
-  select $1::uuid, $2::text, $3::text, $4::text, 'completed', $8::int, $9::jsonb, $10::uuid,
-         $5::timestamptz, $5::timestamptz, $6::timestamptz
-    from lock where held
-  on conflict (account_id, mode, key) do update
-     set fingerprint = excluded.fingerprint, state = 'completed', status_code = excluded.status_code,
-         response = excluded.response, report_id = excluded.report_id, created_at = excluded.created_at,
-         locked_at = excluded.locked_at, expires_at = excluded.expires_at
-   where k.expires_at <= $5::timestamptz or (k.state = 'in_progress' and k.locked_at < $7::timestamptz)
-      or (k.state = 'completed' and k.fingerprint = $4::text and k.report_id is null)
-  returning true as recorded`);
-
-/** Thrown inside the submission's transaction to roll it back: the key belongs to another request. */
-class KeyTaken extends Error {}
-
 const READ_SQL = prepared(`
   select fingerprint, state, status_code, response from idempotency_keys
    where account_id = $1 and mode = $2 and key = $3`);
@@ -129,23 +101,18 @@ export async function submitReportIdempotently(
   const fingerprint = requestFingerprint(body);
   const scope = [principal.accountId, principal.mode, key];
   try {
-    const receipt = await submitReport(ctx, principal, body, async (tx, recorded) => {
-      const now = new Date();
-      const [row] = await runSql<{ recorded: boolean }>(tx, RECORD_KEY_SQL, [
-        ...scope,
-        fingerprint,
-        now,
-        new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
-        new Date(now.getTime() - ABANDONED_CLAIM_MS),
-        202,
-        JSON.stringify(recorded),
-        recorded.reportId,
-      ]);
-      if (!row) throw new KeyTaken();
+    const now = new Date();
+    const receipt = await submitReport(ctx, principal, body, {
+      key,
+      fingerprint,
+      now,
+      expiresAt: new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      abandonedBefore: new Date(now.getTime() - ABANDONED_CLAIM_MS),
     });
     return { receipt, replayed: false };
   } catch (error) {
-    if (!(error instanceof KeyTaken)) throw error;
+    // The key belongs to another request: the submission's statement recorded nothing (reports.ts).
+    if ((error as { code?: unknown }).code !== KEY_TAKEN_SQLSTATE) throw error;
   }
   const [row] = await runSql<{
     fingerprint: string;

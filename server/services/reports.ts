@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Transaction } from 'kysely';
 import { validateSubmission } from '../../schema/submission.ts';
 import { isAnalysisSlug } from '../../worker/engine/registry.ts';
 import { normaliseSubmission } from '../../worker/normalise.ts';
@@ -21,6 +20,7 @@ import {
   QueueFullError,
   ValidationError,
 } from '../errors.ts';
+import { ANALYSIS_QUEUE } from '../jobs/queue.ts';
 import { isUuid } from '../lib/ids.ts';
 import { submissions } from '../observability/metrics.ts';
 import type { Principal } from './apiKeys.ts';
@@ -38,12 +38,61 @@ export interface SubmissionReceipt {
   warnings: StoredWarning[];
 }
 
+/** The idempotency key a submission records with itself (server/services/idempotency.ts). */
+export interface IdempotencyRecord {
+  key: string;
+  /** SHA-256 of the body's canonical JSON. */
+  fingerprint: string;
+  now: Date;
+  expiresAt: Date;
+  /** A claim `in_progress` (the earlier design's) locked before this is abandoned and taken over. */
+  abandonedBefore: Date;
+}
+
+/** Raised by the submission statement when its idempotency key belongs to another request (migration 20261129). */
+export const KEY_TAKEN_SQLSTATE = 'FRA01';
+
 /**
- * The enterprise, the report and its task in one statement. The enterprise row is found or created, and its
- * report_count taken as the report's version number, under the row's lock: concurrent submissions for one
- * enterprise get distinct versions. The task carries the normalised submission until the job has stored it.
+ * The whole submission in one statement, so in one round trip and one transaction of its own: the enterprise, the
+ * report, its task, its pg-boss job (JobQueue.jobInsertCtes) and, with an Idempotency-Key, the key completed with
+ * the receipt to replay — either all exist (and the job will run) or none does.
+ *
+ * The enterprise row is found or created, and its report_count taken as the report's version number, under the
+ * row's lock: concurrent submissions for one enterprise get distinct versions. The task carries the normalised
+ * submission until the job has stored it.
+ *
+ * The key (server/services/idempotency.ts): a transaction-scoped advisory lock on it comes first — while another
+ * request holds it, its key written and its statement not yet committed, nothing is inserted (no wait on the other's
+ * uncommitted row). On a conflict with a committed row, the row is taken over only when it expired, is an abandoned
+ * claim, or answered with a report since deleted (report_id set to null by the foreign key, evaluated on the row as
+ * committed). When the key is not recorded, the statement raises KEY_TAKEN_SQLSTATE and everything it wrote is
+ * rolled back with it.
  */
-const RECORD_SUBMISSION_SQL = prepared(`
+function recordSubmissionSql(queue: ServiceContext['queue'], withKey: boolean): string {
+  const cache = withKey ? submissionWithKeySql : submissionSql;
+  const known = cache.get(queue);
+  if (known !== undefined) return known;
+  const key = withKey
+    ? `, lock as (
+    select pg_try_advisory_xact_lock(hashtextextended($2::text || ' ' || $3::text || ' ' || $16::text, 7)) as held
+  ), idempotency_key as (
+    insert into idempotency_keys as k (account_id, mode, key, fingerprint, state, status_code, response, report_id,
+                                       created_at, locked_at, expires_at)
+    select $2, $3, $16, $17, 'completed', 202,
+           jsonb_build_object('reportId', report.id, 'taskId', task.id, 'enterpriseId', enterprise.id,
+                              'versionNo', enterprise.report_count, 'status', 'pending', 'warnings', $12::jsonb),
+           report.id, $18::timestamptz, $18::timestamptz, $19::timestamptz
+      from lock, enterprise, report, task where held
+    on conflict (account_id, mode, key) do update
+       set fingerprint = excluded.fingerprint, state = 'completed', status_code = excluded.status_code,
+           response = excluded.response, report_id = excluded.report_id, created_at = excluded.created_at,
+           locked_at = excluded.locked_at, expires_at = excluded.expires_at
+     where k.expires_at <= $18::timestamptz or (k.state = 'in_progress' and k.locked_at < $20::timestamptz)
+        or (k.state = 'completed' and k.fingerprint = $17 and k.report_id is null)
+    returning true as recorded
+  )`
+    : '';
+  const text = prepared(`
   with enterprise as (
     insert into enterprises (id, account_id, mode, name, info, report_count, created_at, updated_at)
     values ($1, $2, $3, $4, $5::jsonb, 1, $6, $6)
@@ -62,19 +111,31 @@ const RECORD_SUBMISSION_SQL = prepared(`
   ), task as (
     insert into tasks (id, report_id, status, step, attempts, payload, created_at, updated_at)
     select $13, report.id, 'processing', 'queued', 0, $14::jsonb, $6, $6 from report
-  )
-  select id as enterprise_id, report_count as version_no from enterprise`);
+    returning id
+  ), ${queue.jobInsertCtes(ANALYSIS_QUEUE, 'analysis_job', '$15::text::json')}${key}
+  select id as enterprise_id, report_count as version_no, (select count(*) from analysis_job_notified) as notified${
+    withKey
+      ? `,
+         case when exists (select 1 from idempotency_key) then true else fra_idempotency_key_taken() end as recorded`
+      : ''
+  }
+    from enterprise`);
+  cache.set(queue, text);
+  return text;
+}
+const submissionSql = new WeakMap<object, string>();
+const submissionWithKeySql = new WeakMap<object, string>();
 
 /**
- * Validates a submission and, when it is valid, records the report, its task and its job in one
- * transaction: either all three exist (and the job will run) or none does.
+ * Validates a submission and, when it is valid, records the report, its task, its job and (with `idempotency`) its
+ * key in one statement: either all exist (and the job will run) or none does. With a key that belongs to another
+ * request, the statement records nothing and fails with KEY_TAKEN_SQLSTATE.
  */
 export async function submitReport(
   ctx: ServiceContext,
   principal: Principal,
   body: unknown,
-  /** Runs inside the recording transaction with the receipt (the idempotency key's completion). */
-  alsoRecord?: (tx: EntityManager, receipt: SubmissionReceipt) => Promise<void>,
+  idempotency?: IdempotencyRecord,
 ): Promise<SubmissionReceipt> {
   const validation = validateSubmission(body);
   if (!validation.ok) throw new ValidationError(validation.errors);
@@ -89,46 +150,48 @@ export async function submitReport(
   warnings.push(...resolveIndustry(normalised.enterpriseInfo).warnings);
   const reportId = randomUUID();
   const taskId = randomUUID();
-  const now = new Date();
-  const em = ctx.db.orm.em.fork();
-  const receipt = await em.transactional(async (tx) => {
-    // The job first, the enterprise last: the enterprise row stays locked (for the version number) only from
-    // the last statement to the commit, so concurrent submissions for one enterprise queue as briefly as can be.
-    await ctx.queue.enqueueAnalysis(
-      tx.getTransactionContext() as Transaction<unknown>,
-      { reportId, taskId },
-      principal.accountId,
+  const now = idempotency?.now ?? new Date();
+  const params: unknown[] = [
+    randomUUID(),
+    principal.accountId,
+    principal.mode,
+    normalised.enterpriseName,
+    normalised.enterpriseInfo ? JSON.stringify(normalised.enterpriseInfo) : null,
+    now,
+    reportId,
+    normalised.standard,
+    input.year_start,
+    input.year_end,
+    input.ai_auto_analysis === 1,
+    JSON.stringify(warnings),
+    taskId,
+    JSON.stringify(normalised),
+    ctx.queue.analysisJobJson({ reportId, taskId }, principal.accountId),
+  ];
+  if (idempotency)
+    params.push(
+      idempotency.key,
+      idempotency.fingerprint,
+      idempotency.now,
+      idempotency.expiresAt,
+      idempotency.abandonedBefore,
     );
-    const [created] = await runSql<{ enterprise_id: string; version_no: number }>(tx, RECORD_SUBMISSION_SQL, [
-      randomUUID(),
-      principal.accountId,
-      principal.mode,
-      normalised.enterpriseName,
-      normalised.enterpriseInfo ? JSON.stringify(normalised.enterpriseInfo) : null,
-      now,
-      reportId,
-      normalised.standard,
-      input.year_start,
-      input.year_end,
-      input.ai_auto_analysis === 1,
-      JSON.stringify(warnings),
-      taskId,
-      JSON.stringify(normalised),
-    ]);
-    if (!created) throw new Error('recording the submission returned no row');
-    const recorded: SubmissionReceipt = {
-      reportId,
-      taskId,
-      enterpriseId: created.enterprise_id,
-      versionNo: created.version_no,
-      status: 'pending',
-      warnings,
-    };
-    await alsoRecord?.(tx, recorded);
-    return recorded;
-  });
+  const [created] = await runSql<{ enterprise_id: string; version_no: number }>(
+    ctx.db.orm.em.fork(),
+    recordSubmissionSql(ctx.queue, idempotency !== undefined),
+    params,
+  );
+  if (!created) throw new Error('recording the submission returned no row');
+  ctx.queue.enqueued(1);
   submissions.inc({ mode: principal.mode, outcome: 'accepted' });
-  return receipt;
+  return {
+    reportId,
+    taskId,
+    enterpriseId: created.enterprise_id,
+    versionNo: created.version_no,
+    status: 'pending',
+    warnings,
+  };
 }
 
 /** A report the principal may see, or NotFoundError (other tenants' and other modes' reports do not exist). */

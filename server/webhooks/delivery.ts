@@ -428,6 +428,27 @@ export async function createWebhookQueue(ctx: ServiceContext): Promise<void> {
   };
   await ctx.queue.boss.createQueue(WEBHOOK_QUEUE, options);
   await ctx.queue.boss.updateQueue(WEBHOOK_QUEUE, options);
+  await ctx.queue.prepareEmbeddedInsert(WEBHOOK_QUEUE);
+}
+
+/**
+ * The first attempts' jobs of the deliveries a statement inserted (CTE `deliveries`, returning `id`) as CTE `cte`
+ * of that statement (JobQueue.jobInsertCtes): what enqueueDelivery does for each, without a statement each.
+ * `accountId` is the SQL expression of their account (the jobs' group).
+ */
+export function deliveryJobsCtes(
+  ctx: ServiceContext,
+  cte: string,
+  deliveries: string,
+  accountId: string,
+): string {
+  return ctx.queue.jobInsertCtes(
+    WEBHOOK_QUEUE,
+    cte,
+    `select coalesce(json_agg(json_build_object('data', json_build_object('deliveryId', d.id), 'priority', ${FRESH},
+                                               'groupId', ${accountId}::text)), '[]'::json)
+       from ${deliveries} d`,
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The analysis job is completed in the transaction that marks its report a success (JobQueue.completeWithin, issue
+ * The analysis job is completed in the transaction that marks its report a success (JobQueue.analysisCompletionCte, issue
  * 26): no moment exists at which a report reads success while its job is still active — a crash between the two
  * would otherwise rerun a finished job — and the completion costs no statement of its own.
  */
