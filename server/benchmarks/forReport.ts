@@ -11,6 +11,7 @@ import { INDUSTRY_BENCHMARK_SLUG, SCORED_INDICATORS } from '../../worker/engine/
 import type { NormalisedReport } from '../../worker/types.ts';
 import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
+import type { ReadCache } from '../services/readCache.ts';
 import { matchBenchmark, resolveIndustry } from './match.ts';
 import { setsForIndustry } from './sets.ts';
 
@@ -82,6 +83,7 @@ export async function benchmarkForReport(
   payload: string,
   peerMinimum: number,
   owner: { accountId: string; mode: string; enterpriseId: string },
+  cache?: ReadCache,
 ): Promise<ReportBenchmark> {
   const report = JSON.parse(payload) as NormalisedReport;
   const industry = resolveIndustry(report.enterpriseInfo);
@@ -106,7 +108,7 @@ export async function benchmarkForReport(
         }
       : null;
   const [sets, peers] = await Promise.all([
-    setsForIndustry(em, codes),
+    setsForIndustry(em, codes, cache),
     peerKey ? peerDistributions(em, peerKey, peerMinimum) : Promise.resolve(null),
   ]);
   return { benchmark: matchBenchmark(report, industry, sets, peers), peerKey };

@@ -11,6 +11,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { forgetBenchmarkSets, type ReadCache } from '../services/readCache.ts';
 import { BUILTIN_SETS } from './builtinSets.ts';
 import type { BenchmarkSet, SetIdentity, SetRow } from './types.ts';
 
@@ -124,6 +125,7 @@ export async function importBenchmarkSet(
       );
     }
   });
+  forgetBenchmarkSets();
   return { id, ...metaOf(meta), builtin: false, loaded_at: loadedAt, retired_at: null, rows: [...rows] };
 }
 
@@ -217,6 +219,7 @@ export async function retireBenchmarkSet(em: EntityManager, id: string): Promise
   if (set.retired_at) return set;
   const retiredAt = new Date();
   await runSql(em, 'update benchmark_sets set retired_at = $2 where id = $1', [id, retiredAt]);
+  forgetBenchmarkSets();
   return { ...set, retired_at: retiredAt };
 }
 
@@ -224,8 +227,23 @@ export async function retireBenchmarkSet(em: EntityManager, id: string): Promise
  * The active sets with only their rows for the given industry codes (and `all`): what matching a report needs.
  * Loaded sets first (newest first), then the built-in ones.
  */
-export async function setsForIndustry(em: EntityManager, codes: readonly string[]): Promise<BenchmarkSet[]> {
+export async function setsForIndustry(
+  em: EntityManager,
+  codes: readonly string[],
+  /** This process's read cache: the sets read for the same codes within its 10 s, unless a set changed since. */
+  cache?: ReadCache,
+): Promise<readonly BenchmarkSet[]> {
   const wanted = new Set(['all', ...codes]);
+  const key = [...wanted].sort().join(' ');
+  const known = cache?.benchmarkSets(key);
+  if (known) return known;
+  const generation = cache?.generation() ?? 0;
+  const sets = await readSetsForIndustry(em, wanted);
+  cache?.rememberBenchmarkSets(key, sets, generation);
+  return sets;
+}
+
+async function readSetsForIndustry(em: EntityManager, wanted: ReadonlySet<string>): Promise<BenchmarkSet[]> {
   const builtins = BUILTIN_SETS.map((set) => ({
     ...set,
     rows: set.rows.filter((r) => wanted.has(r.industry_code)),

@@ -168,7 +168,13 @@ export async function analyseReport(
 
     // Step 2: compute every analysis item in the worker pool, against the report's matched industry benchmark.
     const owner = { accountId: task.account_id, mode: task.mode, enterpriseId: task.enterprise_id };
-    const matched = await benchmarkForReport(em, payload, ctx.config.benchmarkPeerMinimum, owner);
+    const matched = await benchmarkForReport(
+      em,
+      payload,
+      ctx.config.benchmarkPeerMinimum,
+      owner,
+      ctx.readCache,
+    );
     const items = withCoreRiskInsight(
       await timed('compute', () => ctx.pool.compute(payload, ANALYSIS_SLUGS)),
       matched.benchmark,

@@ -15,6 +15,6 @@ export interface ServiceContext {
   logger: Logger;
   /** The model client (null when none is configured) and the limiter on model calls. */
   ai: AiRuntime;
-  /** Verified keys and finished reports' ETags, invalidated by NOTIFY (readCache.ts); absent: every read looks up. */
+  /** Verified keys, finished reports' ETags and benchmark sets, invalidated by NOTIFY (readCache.ts); absent: every read looks up. */
   readCache?: ReadCache;
 }

@@ -1,11 +1,13 @@
 /**
  * What a conditional read needs, kept in memory per process, so that polling a finished report with
  * If-None-Match costs no database round trip: the API keys verified here (by the key's SHA-256, never the key)
- * and the ETag of each finished report read here.
+ * and the ETag of each finished report read here. And the benchmark sets each analysis job matches its report
+ * against (by the industry codes asked for), which change only when an operator loads or retires a set.
  *
  * Correctness rests on invalidation, not on expiry. A trigger on `api_keys` (revocation, deletion) and one on
  * `reports` (any change or deletion of a report that is no longer pending) send `NOTIFY fra_changes` when their
- * transaction commits (migration Migration20261128210000_read_cache); every process listens on pg-boss's
+ * transaction commits (migration Migration20261128210000_read_cache; `benchmark_sets`, any change: migration
+ * Migration20261129010000_benchmark_sets_notify); every process listens on pg-boss's
  * LISTEN connection (reconnected by pg-boss, with a heartbeat) and drops what changed. The code paths of this
  * process that revoke a key or change a finished report also drop it at once (`forgetApiKeys`,
  * `forgetReports`), so in the process that made a change the next request sees it; another process sees it
@@ -20,6 +22,7 @@
 
 import type { Db } from 'pg-boss';
 import type { Logger } from 'pino';
+import type { BenchmarkSet } from '../benchmarks/types.ts';
 import type { ApiKeyMode } from '../db/entities/apiKey.entity.ts';
 import type { Principal } from './apiKeys.ts';
 
@@ -40,12 +43,22 @@ interface TagEntry {
   at: number;
 }
 
+interface SetsEntry {
+  sets: readonly BenchmarkSet[];
+  at: number;
+}
+
 /** Every cache of this process that is listening (a test process may run several services). */
 const caches = new Set<ReadCache>();
 
 /** A key was revoked or deleted by this process: no cache of the process trusts a key it verified before. */
 export function forgetApiKeys(): void {
   for (const cache of caches) cache.forgetKeys();
+}
+
+/** A benchmark set was loaded or retired by this process. */
+export function forgetBenchmarkSets(): void {
+  for (const cache of caches) cache.forgetBenchmarkSets();
 }
 
 /** These reports changed or were deleted by this process. */
@@ -64,6 +77,7 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
 export class ReadCache {
   readonly #keys = new Map<string, KeyEntry>();
   readonly #tags = new Map<string, TagEntry>();
+  readonly #sets = new Map<string, SetsEntry>();
   #generation = 0;
   #listening = false;
   #subscription: { close(): Promise<void> } | null = null;
@@ -144,6 +158,22 @@ export class ReadCache {
     });
   }
 
+  /** The usable benchmark sets for industry codes `codes` (setsForIndustry's key), when read here recently. */
+  benchmarkSets(codes: string): readonly BenchmarkSet[] | undefined {
+    return this.#fresh(this.#sets, codes)?.sets;
+  }
+
+  /** Keeps `sets` for `codes`; they are shared by every report that asks, and must not be changed. */
+  rememberBenchmarkSets(codes: string, sets: readonly BenchmarkSet[], generation: number): void {
+    if (!this.#listening || generation !== this.#generation) return;
+    remember(this.#sets, codes, { sets, at: this.#now() });
+  }
+
+  forgetBenchmarkSets(): void {
+    this.#generation++;
+    this.#sets.clear();
+  }
+
   forgetKeys(): void {
     this.#generation++;
     this.#keys.clear();
@@ -158,11 +188,13 @@ export class ReadCache {
     this.#generation++;
     this.#keys.clear();
     this.#tags.clear();
+    this.#sets.clear();
   }
 
   #notified(payload: string): void {
     if (payload.startsWith('k:')) this.forgetKeys();
     else if (payload.startsWith('r:')) this.forgetReport(payload.slice(2));
+    else if (payload.startsWith('b:')) this.forgetBenchmarkSets();
     else this.#forgetAll();
   }
 

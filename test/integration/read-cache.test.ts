@@ -4,8 +4,10 @@
  * and nothing stale: a change made by another process (here: another connection, bypassing this process's code)
  * reaches the cache by NOTIFY, and one made through this process's own code reaches it before the call returns.
  */
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { retireBenchmarkSet, setsForIndustry } from '../../server/benchmarks/sets.ts';
 import { revokeApiKeyByValue } from '../../server/services/apiKeys.ts';
 import { rotateShareToken } from '../../server/services/shareSettings.ts';
 import { connect } from '../helpers/database.ts';
@@ -22,6 +24,22 @@ async function eventually(check: () => Promise<void>, ms = 3000): Promise<void> 
       if (Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  }
+}
+
+/** `read`'s answer while `tables` are locked ACCESS EXCLUSIVE by `other`: it fails if `read` waits for them. */
+async function whileLocked<T>(other: pg.Client, tables: string, read: () => Promise<T>): Promise<T> {
+  await other.query('begin');
+  try {
+    await other.query(`lock table ${tables} in access exclusive mode`);
+    return await Promise.race([
+      read(),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`the read waited for the locked ${tables}`)), 3000),
+      ),
+    ]);
+  } finally {
+    await other.query('rollback');
   }
 }
 
@@ -60,22 +78,11 @@ describe('the read cache (postgres)', () => {
     const { reportId, etag } = await submitAndWait(key);
     const warm = await read(key, reportId, etag);
     expect(warm.status).toBe(304);
-    await other.query('begin');
-    try {
-      await other.query('lock table api_keys, reports in access exclusive mode');
-      const answered = await Promise.race([
-        read(key, reportId, etag),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error('the 304 waited for the locked tables')), 3000),
-        ),
-      ]);
-      expect(answered.status).toBe(304);
-      expect(answered.headers.get('etag')).toBe(etag);
-      expect(answered.headers.get('cache-control')).toBe('private, no-cache');
-      expect(answered.text).toBe('');
-    } finally {
-      await other.query('rollback');
-    }
+    const answered = await whileLocked(other, 'api_keys, reports', () => read(key, reportId, etag));
+    expect(answered.status).toBe(304);
+    expect(answered.headers.get('etag')).toBe(etag);
+    expect(answered.headers.get('cache-control')).toBe('private, no-cache');
+    expect(answered.text).toBe('');
     // A tag that does not match goes to the database and answers the body, with the same tag as before.
     const stale = await read(key, reportId, 'W/"not-the-tag"');
     expect(stale.status).toBe(200);
@@ -136,6 +143,38 @@ describe('the read cache (postgres)', () => {
     expect(await revokeApiKeyByValue(service.services.db.orm.em.fork(), second)).toBe(true);
     const refused = await read(second, own.reportId, own.etag);
     expect(refused.status).toBe(401);
+  });
+
+  it('keeps the benchmark sets a job matches against, and drops them when a set is loaded or retired', async () => {
+    const cache = service.services.readCache!;
+    const em = service.services.db.orm.em.fork();
+    const codes = ['C', 'C38'];
+    const before = await setsForIndustry(em, codes, cache);
+    // From memory: answered while the sets' tables are locked, the very same sets.
+    const again = await whileLocked(other, 'benchmark_sets, benchmark_rows', () =>
+      setsForIndustry(em, codes, cache),
+    );
+    expect(again).toBe(before);
+    // Loaded by another process (as the CLI does: the set and its rows in one transaction).
+    const id = randomUUID();
+    await other.query('begin');
+    await other.query(
+      `insert into benchmark_sets (id, name, source, edition, data_year, row_count, loaded_at)
+       values ($1::uuid, 'read cache test', 'test', $2, 2024, 1, now())`,
+      [id, id],
+    );
+    await other.query(
+      `insert into benchmark_rows (set_id, line, industry_code, size_class, indicator, p50)
+       values ($1, 1, 'C38', 'all', 'roe', 8.5)`,
+      [id],
+    );
+    await other.query('commit');
+    await eventually(async () => {
+      expect((await setsForIndustry(em, codes, cache)).map((set) => set.id)).toContain(id);
+    });
+    // Retired by this process's own code: gone on the next read.
+    await retireBenchmarkSet(em, id);
+    expect((await setsForIndustry(em, codes, cache)).map((set) => set.id)).not.toContain(id);
   });
 });
 

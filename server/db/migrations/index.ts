@@ -13,6 +13,7 @@ import { Migration20261125190000_password_changed_at } from './Migration20261125
 import { Migration20261128210000_read_cache } from './Migration20261128210000_read_cache.ts';
 import { Migration20261128220000_idempotency_report_fk } from './Migration20261128220000_idempotency_report_fk.ts';
 import { Migration20261129000000_idempotency_key_taken } from './Migration20261129000000_idempotency_key_taken.ts';
+import { Migration20261129010000_benchmark_sets_notify } from './Migration20261129010000_benchmark_sets_notify.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -38,5 +39,9 @@ export const MIGRATIONS: MigrationObject[] = [
   {
     name: 'Migration20261129000000_idempotency_key_taken',
     class: Migration20261129000000_idempotency_key_taken,
+  },
+  {
+    name: 'Migration20261129010000_benchmark_sets_notify',
+    class: Migration20261129010000_benchmark_sets_notify,
   },
 ];
