@@ -43,8 +43,10 @@ describe.concurrent('crash recovery', { timeout: 240_000 }, () => {
 
     const blocker = await connect(url);
     await blocker.query('begin');
-    // The job claims its attempt and stores the statements in one statement, then blocks in its assemble step.
-    await blocker.query('lock table analysis_results in access exclusive mode');
+    // The job claims its attempt and stores the statements in one statement, then blocks reading its industry peers
+    // (the fixture's industry is C39), before it computes. Not in its assemble statement: that is one statement, and
+    // one sent before the process was killed still commits once the lock is released.
+    await blocker.query('lock table peer_values in access exclusive mode');
     const response = await fetch(`${first.url}/api/v1/developer/reports/financial`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-API-Key': key },

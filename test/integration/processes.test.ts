@@ -61,12 +61,16 @@ describe('processes', { timeout: 180_000 }, () => {
     return (await response.json()) as { report_id: string; task_id: string };
   }
 
-  /** Holds every job in its assemble step (its attempt counted, its statements stored) until released. */
+  /**
+   * Holds every job after its claim (its attempt counted, its statements stored) until released: at its read of its
+   * industry peers (the fixture's industry is C39), before it computes. Not in its assemble statement: that is one
+   * statement, and one sent before its process was killed still commits once the lock is released.
+   */
   async function holdJobs() {
     const blocker = await connect(db!.databaseUrl!);
     clients.push(blocker);
     await blocker.query('begin');
-    await blocker.query('lock table analysis_results in access exclusive mode');
+    await blocker.query('lock table peer_values in access exclusive mode');
     return () => blocker.query('rollback');
   }
 
