@@ -29,9 +29,8 @@ const MAX_FETCH = 16;
 /** The dispatcher's poll: finds retried jobs (a dead worker's raise no NOTIFY) and account slots freed elsewhere. */
 const POLL_MS = 1000;
 /**
- * How long a job that ended without completing (nothing to do, a failure) waits for others to settle with it in one
- * statement (and, with them, to free their slots for one fetch). The report was marked done in its own transaction
- * before: nothing a client sees waits for this. A job completed by its assemble statement frees its slot at once.
+ * How long a job that ended waits for others to settle with it in one statement (and, with them, to free their slots
+ * for one fetch). The report was marked done in its own transaction before: nothing a client sees waits for this.
  */
 const SETTLE_MS = 20;
 
@@ -538,15 +537,6 @@ class AnalysisDispatcher {
 
   #end(ended: Ended, timer: NodeJS.Timeout | undefined) {
     clearTimeout(timer);
-    if (ended.completed) {
-      // Completed with its report by the assemble statement: nothing to settle, so its slot is free at once. Held
-      // for the settle window, it kept an account at its cap 20 ms longer per job, and one account's reports/s
-      // was bounded by JOB_ACCOUNT_CONCURRENCY ÷ (the job's time + 20 ms) with the machine partly idle.
-      this.#release(ended.job);
-      this.#wake?.();
-      if (this.inHand.size === 0 && !this.#settling) this.#idle?.();
-      return;
-    }
     this.#ended.push(ended);
     this.#settling ??= new Promise((resolve) => setTimeout(resolve, SETTLE_MS)).then(() => this.#settle());
   }
