@@ -114,37 +114,39 @@ export async function benchmarkForReport(
   return { benchmark: matchBenchmark(report, industry, sets, peers), peerKey };
 }
 
-/** The sets industry_benchmark's sp_result (JSON text) used, as a JSON array for the assemble statement. */
-export function benchmarkSetsUsed(benchmarkJson: string | null): string {
-  if (!benchmarkJson) return '[]';
-  const sp = JSON.parse(benchmarkJson) as { sets_used?: unknown[] };
-  return JSON.stringify(sp.sets_used ?? []);
-}
-
 /**
- * The report's peer values (docs/benchmarks.md) as rows for PEER_VALUES_INSERT_SQL, a JSON array: none when its
- * industry is unknown or it has no scored value. `benchmarkJson` is industry_benchmark's sp_result.
+ * What the assemble statement records of the report's benchmark, from industry_benchmark's sp_result (JSON text,
+ * parsed once): the sets it used, and its peer values (docs/benchmarks.md) as rows for PEER_VALUES_INSERT_SQL — none
+ * when its industry is unknown or it has no scored value. Both JSON arrays.
  */
-export function peerValueRows(prepared_: ReportBenchmark, benchmarkJson: string | null): string {
+export function benchmarkRecord(
+  prepared_: ReportBenchmark,
+  benchmarkJson: string | null,
+): { setsUsed: string; peerRows: string } {
+  if (!benchmarkJson) return { setsUsed: '[]', peerRows: '[]' };
+  const sp = JSON.parse(benchmarkJson) as {
+    sets_used?: unknown[];
+    rows: { indicator: string; value: number | null }[];
+  };
   const key = prepared_.peerKey;
-  if (!key || !benchmarkJson) return '[]';
-  const sp = JSON.parse(benchmarkJson) as { rows: { indicator: string; value: number | null }[] };
-  const values = sp.rows.filter((r) => r.value !== null && PEER_INDICATORS.includes(r.indicator));
-  return JSON.stringify(
-    values.map((v) => ({
-      account_id: key.accountId,
-      mode: key.mode,
-      industry_code: key.industryCode,
-      year: key.year,
-      enterprise_id: key.enterpriseId,
-      indicator: v.indicator,
-      value: v.value,
-    })),
-  );
+  const peerRows = key
+    ? sp.rows
+        .filter((r) => r.value !== null && PEER_INDICATORS.includes(r.indicator))
+        .map((v) => ({
+          account_id: key.accountId,
+          mode: key.mode,
+          industry_code: key.industryCode,
+          year: key.year,
+          enterprise_id: key.enterpriseId,
+          indicator: v.indicator,
+          value: v.value,
+        }))
+    : [];
+  return { setsUsed: JSON.stringify(sp.sets_used ?? []), peerRows: JSON.stringify(peerRows) };
 }
 
 /**
- * Writes peerValueRows' `rows` (SQL of a jsonb array) for report `reportId` at `completedAt` (SQL expressions): a
+ * Writes benchmarkRecord's `peerRows` (SQL of a jsonb array) for report `reportId` at `completedAt` (SQL expressions): a
  * retried attempt overwrites its own rows. The assemble statement runs it as one of its CTEs.
  */
 export const PEER_VALUES_INSERT_SQL = (reportId: string, rows: string, completedAt: string) => `
@@ -164,7 +166,7 @@ export async function recordPeerValues(
 ): Promise<void> {
   await runSql(tx, PEER_VALUES_INSERT_SQL('$1', '$2::jsonb', '$3'), [
     reportId,
-    peerValueRows(prepared_, benchmarkJson),
+    benchmarkRecord(prepared_, benchmarkJson).peerRows,
     completedAt,
   ]);
 }

@@ -19,10 +19,9 @@ import {
 import { accountTokenBudget, addAiUsage } from '../ai/usage.ts';
 import {
   benchmarkForReport,
-  benchmarkSetsUsed,
+  benchmarkRecord,
   industryBenchmarkJson,
   PEER_VALUES_INSERT_SQL,
-  peerValueRows,
 } from '../benchmarks/forReport.ts';
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
@@ -85,15 +84,18 @@ const assembleTexts = new WeakMap<object, Map<number, string>>();
  * report's success and share token, the industry sets it used and its peer values, its report.succeeded delivery to each enabled
  * webhook endpoint of its account and mode (only when this statement moved it out of pending) with the delivery's
  * job, the job's own completion (fenced to the attempt: JobQueue.analysisCompletionCte), and the task's end, which
- * also drops the stored submission. It returns how many deliveries it queued and whether it completed the job.
+ * also drops the stored submission and the AI texts kept for a retry. It returns whether it completed the job.
  * Each item's values are parameters of their own: PostgreSQL then only checks each document, where one JSON array
  * of every item had to be taken apart (twice the database's CPU for this write). One statement instead of five
  * (with the transaction's begin and commit, which it no longer needs): each round trip on loopback TCP costs the
  * main thread a write and a wake-up.
  */
 function assembleSql(ctx: ServiceContext, items: number): string {
-  const texts = assembleTexts.get(ctx.queue) ?? new Map<number, string>();
-  assembleTexts.set(ctx.queue, texts);
+  let texts = assembleTexts.get(ctx.queue);
+  if (!texts) {
+    texts = new Map<number, string>();
+    assembleTexts.set(ctx.queue, texts);
+  }
   const known = texts.get(items);
   if (known !== undefined) return known;
   const rows = Array.from({ length: items }, (_, i) => {
@@ -124,10 +126,10 @@ function assembleSql(ctx: ServiceContext, items: number): string {
   ), peers as (${PEER_VALUES_INSERT_SQL('$1', '$13::jsonb', '$2')}
   ), ${deliveryJobsCtes(ctx, 'delivery_job', 'deliveries', '$6')}, ${ctx.queue.analysisCompletionCte('job_done', '$11', '$12')}
   update tasks
-     set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null
+     set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null,
+         ai_result = null
    where id = $3
-  returning (select count(*) from delivery_job)::int as deliveries, (select count(*) from delivery_job_notified) as notified,
-            (select count(*) from job_done)::int as completed`);
+  returning (select count(*) from delivery_job_notified) as notified, (select count(*) from job_done)::int as completed`);
   texts.set(items, text);
   return text;
 }
@@ -180,6 +182,7 @@ export async function analyseReport(
       matched.benchmark,
     );
     const benchmarkJson = industryBenchmarkJson(items);
+    const benchmark = benchmarkRecord(matched, benchmarkJson);
 
     // Step 3: the AI interpretation, when the report asked for it. Never fails the report.
     const ai = task.ai_auto_analysis
@@ -207,14 +210,14 @@ export async function analyseReport(
       completedAt,
       data.taskId,
       shareToken,
-      benchmarkSetsUsed(benchmarkJson),
+      benchmark.setsUsed,
       task.account_id,
       task.mode,
       `${event.type}:${data.reportId}`,
       event.type,
       serialiseEvent(event),
       ...ctx.queue.analysisCompletionParams(attempt),
-      peerValueRows(matched, benchmarkJson),
+      benchmark.peerRows,
     ];
     items.forEach((item, position) => {
       const text = written.get(item.slug);
@@ -235,9 +238,7 @@ export async function analyseReport(
         : em.transactional(async (tx) => {
             // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
             await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
-            const done = await assemble(tx);
-            await runSql(tx, 'update tasks set ai_result = null where id = $1', [data.taskId]);
-            return done;
+            return assemble(tx);
           }),
     );
     endJob();

@@ -258,7 +258,11 @@ export class JobQueue {
     return attempt ? [[attempt.id], attemptPairs([attempt.id], [attempt.retryCount])] : [[], []];
   }
 
-  /** The json array (text) of one analysis job for jobInsertCtes: pg-boss's payload, as its send makes it. */
+  /**
+   * The json array (text) of one analysis job for jobInsertCtes: pg-boss's payload, as its send makes it. The job's
+   * group is the account: workers run at most `jobAccountConcurrency` jobs of one group at once (pg-boss
+   * groupConcurrency), so one account's burst waits behind its own jobs, not in front of everyone else's.
+   */
   analysisJobJson(data: AnalysisJobData, accountId: string): string {
     return JSON.stringify([
       { id: null, data, priority: 0, singletonKey: null, groupId: accountId, groupTier: null },
