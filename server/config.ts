@@ -73,6 +73,8 @@ export interface Config {
   jobHeartbeatSeconds: number;
   /** How often pg-boss looks for expired jobs and missed heartbeats. */
   jobMonitorSeconds: number;
+  /** How often a worker looks for jobs no NOTIFY announced (retried jobs, slots freed by another process). */
+  jobPollSeconds: number;
   /** Key for the OpenAI-compatible server; null when it needs none (e.g. a local Ollama or vLLM). */
   aiApiKey: string | null;
   /** Base URL of an OpenAI-compatible server (…/v1); null → api.openai.com. */
@@ -263,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // a poll: 10 + 2 + 2 + 1 ≤ 15 s (docs/operations.md, failover).
     jobHeartbeatSeconds: int('JOB_HEARTBEAT_SECONDS', env.JOB_HEARTBEAT_SECONDS, 10, 10),
     jobMonitorSeconds: int('JOB_MONITOR_SECONDS', env.JOB_MONITOR_SECONDS, 2, 1),
+    jobPollSeconds: int('JOB_POLL_SECONDS', env.JOB_POLL_SECONDS, 1, 1),
     aiApiKey: env.OPENAI_API_KEY?.trim() || null,
     aiBaseUrl: env.OPENAI_BASE_URL?.trim().replace(/\/+$/, '') || null,
     aiModel: env.AI_MODEL?.trim() || null,

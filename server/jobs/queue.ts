@@ -26,8 +26,6 @@ export const ANALYSIS_QUEUE = 'report-analysis';
 export const ANALYSIS_DEAD_LETTER_QUEUE = 'report-analysis-dead';
 /** Most analysis jobs one fetch takes: a fetch of many costs PostgreSQL hardly more than a fetch of one. */
 const MAX_FETCH = 16;
-/** The dispatcher's poll: finds retried jobs (a dead worker's raise no NOTIFY) and account slots freed elsewhere. */
-const POLL_MS = 1000;
 /**
  * How long a job that ended waits for others to settle with it in one statement (and, with them, to free their slots
  * for one fetch). The report was marked done in its own transaction before: nothing a client sees waits for this.
@@ -46,6 +44,7 @@ export type JobSettings = Pick<
   | 'jobTimeoutSeconds'
   | 'jobHeartbeatSeconds'
   | 'jobMonitorSeconds'
+  | 'jobPollSeconds'
   | 'jobAccountConcurrency'
 >;
 
@@ -416,9 +415,17 @@ const attempt = (job: Job<AnalysisJobData>) => ({ id: job.id, retryCount: job.re
  * One fetch loop per process for analysis jobs. It fetches min(free slots, MAX_FETCH) jobs at a time and starts each
  * at once, so a process runs `jobConcurrency` jobs whether they come as a backlog or one at a time, and never holds
  * more. It fetches when a slot is free and there may be work: after a NOTIFY for the queue, a fetch that came back
- * full, the end of a job of an account this process held at its cap, or the 1 s poll — never two fetches at once.
- * While this process holds an account at its cap, a NOTIFY waits for the next job to end (≤ the poll): under one
- * account's backlog every new job is that account's, and fetching on each NOTIFY came back empty.
+ * full, the settling of ended jobs (their accounts' slots are free again), or the poll (JOB_POLL_SECONDS, for retried
+ * jobs, which raise no NOTIFY) — never two fetches at once. While this process holds an account at its cap, a NOTIFY
+ * waits for the next job to end (≤ the poll): under one account's backlog every new job is that account's, and
+ * fetching on each NOTIFY came back empty.
+ *
+ * Why every settle fetches, not only one that frees a slot of an account this process held at its cap: an account's
+ * cap is counted over every process by the fetch statement, and this process can be below it while the account's
+ * jobs wait — another worker process holds the rest of its slots, or a fetch's snapshot still counted a job whose
+ * completion was committing. Refilling only from a process at its cap then waited for the poll: a one-second stall
+ * once a burst's submissions stopped (docs/performance.md, issue 26's fifth stop). A settle's fetch that finds nothing
+ * costs one statement per idle round, only when the queue is empty.
  * One `touch` per half heartbeat interval refreshes every job in hand. Jobs that end within SETTLE_MS of each other
  * (or while a settle is in flight) are completed in one statement and free their slots for one fetch; a failure is
  * failed on its own, so only that job is retried.
@@ -429,6 +436,7 @@ class AnalysisDispatcher {
   readonly #logger: Logger;
   readonly #analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>;
   readonly #quiet: () => boolean;
+  readonly #pollMs: number;
   /** Jobs claimed and not yet settled: what heartbeats refresh and a shutdown hands back if they run late. */
   readonly inHand = new Map<string, Job<AnalysisJobData>>();
   /** Jobs in hand per account (pg-boss group), to tell when this process holds one at its cap. */
@@ -457,6 +465,7 @@ class AnalysisDispatcher {
     this.#logger = logger;
     this.#analyse = analyse;
     this.#quiet = quiet;
+    this.#pollMs = settings.jobPollSeconds * 1000;
     // Twice per heartbeat interval, as pg-boss's workers do; a dead process's jobs miss it and are retried.
     this.#heartbeat = setInterval(() => void this.#touch(), (settings.jobHeartbeatSeconds * 1000) / 2);
     this.#loop = this.#run();
@@ -482,7 +491,7 @@ class AnalysisDispatcher {
       const free = jobConcurrency - this.inHand.size;
       if (free > 0 && this.#due) {
         this.#due = false;
-        this.#nextPoll = Date.now() + POLL_MS;
+        this.#nextPoll = Date.now() + this.#pollMs;
         const batchSize = Math.min(free, MAX_FETCH);
         try {
           const jobs = await this.#boss.fetch<AnalysisJobData>(ANALYSIS_QUEUE, {
@@ -497,7 +506,7 @@ class AnalysisDispatcher {
           if (this.#stopping)
             this.#logger.debug({ err: error }, 'fetching analysis jobs failed while stopping');
           else this.#logger.error({ err: error }, 'fetching analysis jobs failed');
-          pause = POLL_MS;
+          pause = this.#pollMs;
         }
       }
       const full = this.inHand.size >= jobConcurrency;
@@ -562,6 +571,8 @@ class AnalysisDispatcher {
         else this.#logger.error({ err: error }, 'settling analysis jobs failed');
       }
       for (const { job } of round) this.#release(job);
+      // Slots are free again, this process's and the accounts': their waiting jobs, if any, can be fetched now.
+      this.#due = true;
       this.#wake?.();
     }
     this.#settling = null;
@@ -572,8 +583,6 @@ class AnalysisDispatcher {
     this.inHand.delete(job.id);
     if (!job.groupId) return;
     const count = this.#perGroup.get(job.groupId) ?? 0;
-    // The account was at its cap here: its waiting jobs, if any, can be fetched now.
-    if (count >= this.#settings.jobAccountConcurrency) this.#due = true;
     if (count > 1) this.#perGroup.set(job.groupId, count - 1);
     else this.#perGroup.delete(job.groupId);
   }

@@ -293,4 +293,70 @@ describe('back-pressure and fairness', () => {
       await service.close();
     }
   });
+
+  it('refills an account’s freed slots at once when another process holds part of its cap, not at the next poll', async () => {
+    // A poll far beyond the test's patience: every job below starts from a NOTIFY or from a settle, never from the poll.
+    const service = await startTestService('postgres', {
+      jobConcurrency: 8,
+      jobAccountConcurrency: 3,
+      jobPollSeconds: 3600,
+    });
+    const blocker = await connect(service.db.databaseUrl!);
+    const other = await connect(service.db.databaseUrl!);
+    try {
+      const key = await service.newKey('test');
+      const status = async (taskId: string) =>
+        (await blocker.query('select status, attempts from tasks where id = $1', [taskId])).rows[0] as {
+          status: string;
+          attempts: number;
+        };
+      // Jobs are held after their claim, reading their industry's peers (the fixture's industry is C39).
+      await blocker.query('begin');
+      await blocker.query('lock table peer_values in access exclusive mode');
+      const first = await submit(service, key);
+      await until('the first job to be claimed', async () =>
+        (await status(first.task_id)).attempts > 0 ? true : undefined,
+      );
+      // Another worker process holds one more of the account's three slots: a job of the account, active, that this
+      // process never fetched (a copy of the first one's row, for a report that does not exist). Committed on its own
+      // connection: the blocker's transaction stays open.
+      await other.query(
+        `insert into pgboss.job (id, name, priority, data, state, retry_limit, retry_count, retry_delay, retry_backoff,
+                                 start_after, started_on, expire_seconds, heartbeat_seconds, heartbeat_on, keep_until,
+                                 group_id, group_tier, policy, dead_letter)
+         select gen_random_uuid(), name, priority, jsonb_build_object('reportId', gen_random_uuid(), 'taskId', gen_random_uuid()),
+                'active', 0, 0, retry_delay, retry_backoff, now(), now(), expire_seconds, heartbeat_seconds, now() + interval '1 hour',
+                keep_until, group_id, group_tier, policy, null
+           from pgboss.job where data ->> 'taskId' = $1`,
+        [first.task_id],
+      );
+      // This process takes the one slot left; the account is then at its cap over both processes and the others wait.
+      const rest: Array<{ report_id: string; task_id: string }> = [];
+      for (let i = 0; i < 4; i++) rest.push(await submit(service, key));
+      const claimed = async () =>
+        Number(
+          (
+            await blocker.query('select count(*)::int as n from tasks where id = any($1) and attempts > 0', [
+              rest.map((r) => r.task_id),
+            ])
+          ).rows[0].n,
+        );
+      await until('one more job to be claimed', async () => ((await claimed()) === 1 ? true : undefined));
+      await blocker.query('rollback');
+      // As its jobs end, this process holds the account below its cap (2 of 3, then fewer): the freed slots are
+      // refilled as they settle. Before, only a process at the account's cap refilled, so these waited for the poll.
+      for (const { task_id: taskId } of [first, ...rest])
+        await until(
+          'every job to finish without a poll',
+          async () => ((await status(taskId)).status === 'success' ? true : undefined),
+          20_000,
+        );
+      // Nothing ran a second attempt: each job was started once, from a NOTIFY or a settle.
+      for (const { task_id: taskId } of [first, ...rest]) expect((await status(taskId)).attempts).toBe(1);
+    } finally {
+      await other.end();
+      await blocker.end();
+      await service.close();
+    }
+  });
 });
