@@ -502,6 +502,7 @@ export class DeliveryWorker {
       if (free > 0) {
         try {
           const jobs = await boss.fetch<DeliveryJob>(WEBHOOK_QUEUE, {
+            db: this.#ctx.queue.fetchDb,
             batchSize: Math.min(free, MAX_FETCH),
             groupConcurrency: webhookAccountConcurrency,
           });

@@ -8,6 +8,7 @@ import { type Database, migrate, openDatabase } from '../../server/db/database.t
 import { prepared } from '../../server/db/prepared.ts';
 import { runSql } from '../../server/db/sql.ts';
 import { type Backend, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { fixture, startTestService, waitForReport } from '../helpers/service.ts';
 
 describe.each<Backend>(['postgres', 'pglite'])('storage on %s', (backend) => {
   let testDb: TestDatabase;
@@ -83,5 +84,43 @@ describe('prepared statements on postgres', () => {
     expect(statements.map((s) => s.statement)).toContain(hot);
     expect(statements.map((s) => s.statement)).not.toContain(cold);
     expect(statements.find((s) => s.statement === hot)?.name).toMatch(/^fra_\d+$/);
+  });
+
+  it("runs the workers' job fetches as prepared statements on the service's own pool", async () => {
+    // Two connections in the service's pool: what they prepared, their sessions show (read below from both at once).
+    const service = await startTestService('postgres', { dbPoolSize: 2 });
+    try {
+      const key = await service.newKey('test');
+      const submitted = await service.request('/api/v1/developer/reports/financial', {
+        method: 'POST',
+        key,
+        body: fixture('general_new-3y'),
+      });
+      expect(submitted.status, submitted.text).toBe(202);
+      await waitForReport(service, key, submitted.body.report_id);
+      // Two transactions open together hold both connections, each reading its own session's statements.
+      let arrived = 0;
+      let release = () => {};
+      const bothOpen = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const read = () =>
+        service.services.db.orm.em.fork().transactional(async (tx) => {
+          const rows = await runSql<{ name: string; statement: string }>(
+            tx,
+            'select name, statement from pg_prepared_statements',
+          );
+          if (++arrived === 2) release();
+          await bothOpen;
+          return rows;
+        });
+      const statements = (await Promise.all([read(), read()])).flat();
+      // pg-boss's fetch (its CTE counting each account's active jobs), named like every registered statement.
+      const fetches = statements.filter((s) => s.statement.includes('active_group_count_map'));
+      expect(fetches.length).toBeGreaterThan(0);
+      for (const fetch of fetches) expect(fetch.name).toMatch(/^fra_\d+$/);
+    } finally {
+      await service.close();
+    }
   });
 });
