@@ -237,7 +237,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     otelEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || null,
     // A worker's queries come from its jobs; an api process's from requests. Sizes and the arithmetic against
     // max_connections: README "Running in production".
-    dbPoolSize: int('DB_POOL_SIZE', env.DB_POOL_SIZE, 10, 1),
+    // At least 2: a PostgreSQL start holds the migration lock on one connection while the migrations run on another
+    // (server/db/database.ts migrate); with one the process waited for itself and never started.
+    dbPoolSize: int('DB_POOL_SIZE', env.DB_POOL_SIZE, 10, 2),
     queuePoolSize: int('QUEUE_POOL_SIZE', env.QUEUE_POOL_SIZE, role === 'api' ? 2 : 5, 1),
     databaseUrl: env.DATABASE_URL?.trim() || null,
     dataDir: resolve(env.DATA_DIR?.trim() || './data'),
