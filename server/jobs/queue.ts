@@ -449,8 +449,8 @@ const attempt = (job: Job<AnalysisJobData>) => ({ id: job.id, retryCount: job.re
  * cap is counted over every process by the fetch statement, and this process can be below it while the account's
  * jobs wait — another worker process holds the rest of its slots, or a fetch's snapshot still counted a job whose
  * completion was committing. Refilling only from a process at its cap then waited for the poll: a one-second stall
- * once a burst's submissions stopped (docs/performance.md, issue 26's fifth stop). A settle's fetch that finds nothing
- * costs one statement per idle round, only when the queue is empty.
+ * once a burst's submissions stopped (docs/performance.md, issue 26's fifth stop). The price is a fetch that finds
+ * nothing when the queue is empty: at light load, one more fetch per report.
  * One `touch` per half heartbeat interval refreshes every job in hand. Jobs that end within SETTLE_MS of each other
  * (or while a settle is in flight) are completed in one statement and free their slots for one fetch; a failure is
  * failed on its own, so only that job is retried.
