@@ -11,7 +11,7 @@
  * The dispatcher fetches exactly the free slots, one fetch at a time, and keeps what `work` gave: heartbeats, each
  * job settled on its own, the per-account cap over all processes (groupConcurrency), expiry of a handler that hangs.
  */
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { CompiledQuery } from 'kysely';
 import { type Db, fromPglite, type Job, PgBoss } from 'pg-boss';
 // pg-boss's statement builders (the installed, pinned version): a job's insert is embedded in the statement that
@@ -63,30 +63,19 @@ export type QueueDepth = Array<{ queue: string; state: string; count: number }>;
 const WAITING_COUNT_TTL_MS = 1000;
 
 /**
- * pg-boss statements run on an open Kysely transaction (MikroORM's), so they commit or roll back with it. They
- * run prepared (server/db/prepared.ts): pg-boss builds its insert from the schema and queue alone, so the texts
- * are few and fixed, and planning its insert cost PostgreSQL more than running it.
+ * pg-boss statements run on a Kysely executor of MikroORM's as named prepared statements (server/db/prepared.ts).
+ * pg-boss runs its own unnamed, so PostgreSQL parsed and planned them on every call; the texts used here are few and
+ * fixed. Two uses:
+ * - an open transaction: a job's insert commits or rolls back with what it is for;
+ * - the service's pool (`JobQueue.fetchDb`): the workers' fetches — CTEs counting each account's active jobs, planned
+ *   in 0.35 ms against 0.15 ms to run (pg_stat_statements with track_planning, 2026-11-29). A fetch's text depends
+ *   only on the queue and the batch size (inlined as its LIMIT): at most MAX_FETCH texts per queue. Not on PGlite,
+ *   whose statements pg-boss runs in-process.
  */
-export function transactionDb(trx: Transaction<unknown>): Db {
+export function preparedDb(executor: Kysely<unknown>): Db {
   return {
     executeSql: async (text, values) => {
-      const result = await trx.executeQuery(CompiledQuery.raw(prepared(text), values ?? []));
-      return { rows: result.rows as unknown[] };
-    },
-  };
-}
-
-/**
- * Where the workers' fetches run: as named prepared statements (server/db/prepared.ts) on the service's own pool. pg-boss
- * runs its statements unnamed, so PostgreSQL parsed and planned its fetch — CTEs counting each account's active jobs —
- * on every call: 0.35 ms of planning for 0.15 ms of execution (pg_stat_statements with track_planning, 2026-11-29).
- * A fetch's text depends only on the queue and the batch size (inlined as its LIMIT), so a queue has at most MAX_FETCH
- * texts and each connection prepares a handful. Undefined on PGlite, whose statements pg-boss runs in-process.
- */
-function preparedDb(kysely: Kysely<unknown>): Db {
-  return {
-    executeSql: async (text, values) => {
-      const result = await kysely.executeQuery(CompiledQuery.raw(prepared(text), values ?? []));
+      const result = await executor.executeQuery(CompiledQuery.raw(prepared(text), values ?? []));
       return { rows: result.rows as unknown[] };
     },
   };

@@ -23,7 +23,7 @@ import type { Job } from 'pg-boss';
 import { ormOptions } from '../db/database.ts';
 import { PreparingClient, prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
-import { transactionDb } from '../jobs/queue.ts';
+import { preparedDb } from '../jobs/queue.ts';
 import { webhookDeliveries } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { type FinishedReport, reportEvent, serialiseEvent, type WebhookEvent } from './payload.ts';
@@ -80,7 +80,7 @@ export async function enqueueDelivery(
   delaySeconds: number,
   retry = false,
 ): Promise<void> {
-  const db = transactionDb(tx.getTransactionContext() as Transaction<unknown>);
+  const db = preparedDb(tx.getTransactionContext() as Transaction<unknown>);
   await ctx.queue.boss.send(WEBHOOK_QUEUE, { deliveryId } satisfies DeliveryJob, {
     db,
     group: { id: accountId },

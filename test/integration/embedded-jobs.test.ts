@@ -11,7 +11,7 @@ import type { Transaction } from 'kysely';
 import { notifyChannelSql } from 'pg-boss/dist/plans.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSql } from '../../server/db/sql.ts';
-import { ANALYSIS_QUEUE, transactionDb } from '../../server/jobs/queue.ts';
+import { ANALYSIS_QUEUE, preparedDb } from '../../server/jobs/queue.ts';
 import { enqueueDelivery, WEBHOOK_QUEUE } from '../../server/webhooks/delivery.ts';
 import { connect } from '../helpers/database.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
@@ -103,7 +103,7 @@ describe('jobs embedded in the statements that need them', () => {
       const reference = await referenceJob(
         async (tx) => {
           await service.services.queue.boss.send(ANALYSIS_QUEUE, job.data as object, {
-            db: transactionDb(tx.getTransactionContext() as Transaction<unknown>),
+            db: preparedDb(tx.getTransactionContext() as Transaction<unknown>),
             group: { id: job.group_id as string },
           });
         },
