@@ -77,7 +77,10 @@ export async function peerDistributions(
   );
 }
 
-/** The matched benchmark of a report about to be computed (its submission as the job holds it, JSON text). */
+/**
+ * The matched benchmark of a report about to be computed. `payload`: JSON text of its normalised submission, or
+ * of that submission's enterpriseInfo and last year only (`years` of one) — all the match reads.
+ */
 export async function benchmarkForReport(
   em: EntityManager,
   payload: string,
@@ -85,7 +88,7 @@ export async function benchmarkForReport(
   owner: { accountId: string; mode: string; enterpriseId: string },
   cache?: ReadCache,
 ): Promise<ReportBenchmark> {
-  const report = JSON.parse(payload) as NormalisedReport;
+  const report = JSON.parse(payload) as Pick<NormalisedReport, 'enterpriseInfo' | 'years'>;
   const industry = resolveIndustry(report.enterpriseInfo);
   const code = industry.code;
   const codes = code
