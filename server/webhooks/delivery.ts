@@ -290,6 +290,15 @@ interface DeliveryTarget {
   previous_secret_expires_at: Date | null;
 }
 
+/** Takes the delivery's lease (see attemptDelivery) and reads what the attempt sends. */
+const LEASE_SQL = prepared(`
+  update webhook_deliveries d set attempt_started_at = now()
+    from webhook_endpoints e
+   where d.id = $1 and e.id = d.endpoint_id and d.status = 'pending'
+     and (d.attempt_started_at is null or d.attempt_started_at < now() - make_interval(secs => $2))
+  returning d.id, d.payload, d.attempts, d.endpoint_id, e.account_id, e.url, e.enabled, e.secret,
+            e.previous_secret, e.previous_secret_expires_at`);
+
 /** An attempt's log row and the delivery's new state, in one statement (atomic without a transaction). */
 const SETTLE_SQL = prepared(`
   with attempt as (
@@ -315,16 +324,7 @@ export async function attemptDelivery(
   orm: MikroORM = ctx.db.orm,
 ): Promise<void> {
   const em = orm.em.fork();
-  const [target] = await runSql<DeliveryTarget>(
-    em,
-    `update webhook_deliveries d set attempt_started_at = now()
-       from webhook_endpoints e
-      where d.id = $1 and e.id = d.endpoint_id and d.status = 'pending'
-        and (d.attempt_started_at is null or d.attempt_started_at < now() - make_interval(secs => $2))
-     returning d.id, d.payload, d.attempts, d.endpoint_id, e.account_id, e.url, e.enabled, e.secret,
-               e.previous_secret, e.previous_secret_expires_at`,
-    [deliveryId, LEASE_SECONDS],
-  );
+  const [target] = await runSql<DeliveryTarget>(em, LEASE_SQL, [deliveryId, LEASE_SECONDS]);
   if (!target) return;
   const now = new Date();
   if (!target.enabled) {
