@@ -4,7 +4,7 @@
  */
 import { Decimal } from 'decimal.js';
 import { describe, expect, it } from 'vitest';
-import { Dec, round2, round2Wan } from '../../worker/engine/decimal.ts';
+import { Dec, num, round2, round2Wan } from '../../worker/engine/decimal.ts';
 
 /** The reference: round2 as decimal.js alone computes it. */
 function reference(value: Decimal): number | null {
@@ -97,5 +97,17 @@ describe('round2 and round2Wan', () => {
       expectSame(amount.times('0.0001'));
       expectSame(amount.times(Dec.pow(10, Math.floor(next() * 40) - 30)));
     }
+  });
+});
+
+describe('num', () => {
+  it('makes each constant once and shares it, keeping the sign of zero apart', () => {
+    expect(num(11.9)).toBe(num(11.9));
+    expect(num('0.5')).toBe(num('0.5'));
+    expect(num(11.9).toString()).toBe('11.9');
+    // A Map does not tell -0 from 0: neither may come back as the other.
+    expect(num(0).isNegative()).toBe(false);
+    expect(num(-0).isNegative()).toBe(true);
+    expect(num(0).isNegative()).toBe(false);
   });
 });

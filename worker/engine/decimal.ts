@@ -45,9 +45,24 @@ export function parseAmount(value: string | null | undefined): Num {
   }
 }
 
+/**
+ * Constants already made (a Decimal is immutable: sharing one is safe). Rules compare against the same thresholds
+ * for every line and year, and building a Decimal from a fractional number goes through its text. Bounded, so
+ * a caller passing computed values cannot grow it without end; -0 is never looked up (a Map does not tell it from
+ * 0).
+ */
+const CONSTANTS = new Map<number | string, Decimal>();
+const MAX_CONSTANTS = 4096;
+
 /** A constant as a Decimal (thresholds, 360 days, …). */
 export function num(value: number | string): Decimal {
-  return new Dec(value);
+  if (Object.is(value, -0)) return new Dec(value);
+  let decimal = CONSTANTS.get(value);
+  if (decimal === undefined) {
+    decimal = new Dec(value);
+    if (CONSTANTS.size < MAX_CONSTANTS) CONSTANTS.set(value, decimal);
+  }
+  return decimal;
 }
 
 export function add(a: Num, b: Num): Num {
