@@ -127,6 +127,7 @@ export async function startService(
           logger.warn({ jobId: job.id, ...job.data }, 'analysis job gave up; marking the report failed');
           await markFailed(services, job.data);
         },
+        pool,
       );
       await startHousekeeping(services);
       await deliveries?.start();

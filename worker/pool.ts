@@ -42,6 +42,8 @@ export class AnalysisPool {
   #inFlight = 0;
   /** Batches handed to the pool since it started (settled or not). */
   #batchesRun = 0;
+  /** Called when the pool stops being backlogged (onDrained). */
+  readonly #drained = new Set<() => void>();
 
   constructor(threads: number) {
     this.threads = threads;
@@ -63,6 +65,19 @@ export class AnalysisPool {
   }
 
   /**
+   * Whether the pool has work waiting for every thread: as many batches queued as it has threads, besides those
+   * running. A report claimed now would only wait behind them (the analysis dispatcher leaves it in the queue).
+   */
+  get backlogged(): boolean {
+    return this.threads > 0 && this.#inFlight >= 2 * this.threads;
+  }
+
+  /** Calls `listener` each time the pool stops being backlogged. */
+  onDrained(listener: () => void): void {
+    this.#drained.add(listener);
+  }
+
+  /**
    * Computes `slugs` for a report given as the JSON text of a NormalisedReport, fanned out across the pool's idle
    * threads; results come back in the order asked.
    */
@@ -77,6 +92,7 @@ export class AnalysisPool {
         return await pool.run({ reportJson, slugs: batch });
       } finally {
         this.#inFlight--;
+        if (this.#inFlight === 2 * this.threads - 1) for (const listener of this.#drained) listener();
       }
     };
     const results = await Promise.all(batches.map(run));

@@ -336,10 +336,19 @@ export class JobQueue {
     await this.boss.getDb().executeSql('select 1', []);
   }
 
-  /** Starts this process's workers: analysis jobs, and the dead letters that mark reports failed. */
+  /** Fetches of analysis jobs this process made (for tests and diagnostics). */
+  get analysisFetches(): number {
+    return this.#dispatcher?.fetches ?? 0;
+  }
+
+  /**
+   * Starts this process's workers: analysis jobs, and the dead letters that mark reports failed. `compute`: the
+   * process's compute pool, whose backlog holds fetches back (AnalysisDispatcher).
+   */
   async work(
     analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>,
     giveUp: (job: Job<AnalysisJobData>) => Promise<void>,
+    compute?: ComputeBacklog,
   ): Promise<void> {
     this.#dispatcher ??= new AnalysisDispatcher(
       this.boss,
@@ -348,6 +357,7 @@ export class JobQueue {
       this.#logger,
       analyse,
       () => this.#stopping,
+      compute,
     );
     await this.boss.work<AnalysisJobData>(
       ANALYSIS_DEAD_LETTER_QUEUE,
@@ -422,6 +432,14 @@ interface Ended {
   completed: boolean;
 }
 
+/** What the dispatcher reads of the compute pool (AnalysisPool). */
+export interface ComputeBacklog {
+  /** Whether every thread already has work queued behind what it runs. */
+  readonly backlogged: boolean;
+  /** Calls `listener` each time the pool stops being backlogged. */
+  onDrained(listener: () => void): void;
+}
+
 /** A job's claim: settles and heartbeats are fenced to the attempt this process fetched. */
 const attempt = (job: Job<AnalysisJobData>) => ({ id: job.id, retryCount: job.retryCount });
 
@@ -440,6 +458,13 @@ const attempt = (job: Job<AnalysisJobData>) => ({ id: job.id, retryCount: job.re
  * completion was committing. Refilling only from a process at its cap then waited for the poll: a one-second stall
  * once a burst's submissions stopped (docs/performance.md, issue 26's fifth stop). The price is a fetch that finds
  * nothing when the queue is empty: at light load, one more fetch per report.
+ *
+ * While the compute pool is backlogged (a batch queued for every thread besides those running), the dispatcher does
+ * not fetch: a job claimed then would only wait in the pool's queue, holding its submission in memory, and under a
+ * backlog every settle made a fetch for one job — a fetch counting each account's active jobs, most of a report's
+ * cost in the job tables. It fetches every free slot at once when the pool drains (the pool says so), so the pool
+ * still has a batch queued for each thread while the new jobs are claimed. A job that waits then waits in the
+ * queue, not in the pool: the same wait, in order of the fetch (priority, fairness) instead of the pool's.
  * One `touch` per half heartbeat interval refreshes every job in hand. Jobs that end within SETTLE_MS of each other
  * (or while a settle is in flight) are completed in one statement and free their slots for one fetch; a failure is
  * failed on its own, so only that job is retried.
@@ -451,7 +476,10 @@ class AnalysisDispatcher {
   readonly #logger: Logger;
   readonly #analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>;
   readonly #quiet: () => boolean;
+  readonly #compute: ComputeBacklog | undefined;
   readonly #pollMs: number;
+  /** Fetches made (for tests and diagnostics). */
+  fetches = 0;
   /** Jobs claimed and not yet settled: what heartbeats refresh and a shutdown hands back if they run late. */
   readonly inHand = new Map<string, Job<AnalysisJobData>>();
   /** Jobs in hand per account (pg-boss group), to tell when this process holds one at its cap. */
@@ -475,8 +503,13 @@ class AnalysisDispatcher {
     logger: Logger,
     analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>,
     quiet: () => boolean,
+    compute?: ComputeBacklog,
   ) {
     this.#boss = boss;
+    this.#compute = compute;
+    compute?.onDrained(() => {
+      if (this.#due) this.#wake?.();
+    });
     this.#fetchDb = fetchDb;
     this.#settings = settings;
     this.#logger = logger;
@@ -506,8 +539,11 @@ class AnalysisDispatcher {
       let pause = 0;
       if (Date.now() >= this.#nextPoll) this.#due = true;
       const free = jobConcurrency - this.inHand.size;
-      if (free > 0 && this.#due) {
+      // The pool has a batch queued for every thread: leave the jobs in the queue until it drains (class comment).
+      const deferred = free > 0 && this.#due && this.#compute?.backlogged === true;
+      if (free > 0 && this.#due && !deferred) {
         this.#due = false;
+        this.fetches++;
         this.#nextPoll = Date.now() + this.#pollMs;
         const batchSize = Math.min(free, MAX_FETCH);
         try {
@@ -528,10 +564,12 @@ class AnalysisDispatcher {
         }
       }
       const full = this.inHand.size >= jobConcurrency;
-      if (this.#stopping || (pause === 0 && this.#due && !full)) continue;
+      if (this.#stopping || (pause === 0 && this.#due && !full && !deferred)) continue;
       // With every slot taken only the end of a job wakes the loop (its settle does); else also the poll.
       await new Promise<void>((resolve) => {
-        const timer = full ? undefined : setTimeout(resolve, Math.max(pause, this.#nextPoll - Date.now()));
+        // Deferred: the pool's drain or a settle wakes it (the poll only as a safeguard).
+        const wait = deferred ? this.#pollMs : Math.max(pause, this.#nextPoll - Date.now());
+        const timer = full ? undefined : setTimeout(resolve, wait);
         this.#wake = () => {
           clearTimeout(timer);
           resolve();

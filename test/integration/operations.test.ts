@@ -294,6 +294,37 @@ describe('back-pressure and fairness', () => {
     }
   });
 
+  it('leaves jobs in the queue while the compute pool has a batch queued for every thread, then fetches them together', async () => {
+    // One thread: the pool is backlogged at two reports in it. Sixteen slots for the one account, a poll far away.
+    const service = await startTestService('postgres', {
+      poolThreads: 1,
+      jobConcurrency: 32,
+      jobAccountConcurrency: 32,
+      jobPollSeconds: 3600,
+    });
+    try {
+      const key = await service.newKey('test');
+      const reports = 32;
+      const submitted = await Promise.all(Array.from({ length: reports }, () => submit(service, key)));
+      for (const { report_id: reportId } of submitted) await waitForReport(service, key, reportId);
+      // Every report ran, each once, with far fewer fetches than reports: a fetch per settle (or per NOTIFY) made
+      // one for nearly every report, most of them taking one job into a queue it would only wait in.
+      const { rows } = await connect(service.db.databaseUrl!).then(async (client) => {
+        try {
+          return await client.query(
+            "select attempts, count(*)::int as n from tasks where status = 'success' group by 1",
+          );
+        } finally {
+          await client.end();
+        }
+      });
+      expect(rows).toEqual([{ attempts: 1, n: reports }]);
+      expect(service.services.queue.analysisFetches).toBeLessThanOrEqual(reports / 2);
+    } finally {
+      await service.close();
+    }
+  });
+
   it('refills an account’s freed slots at once when another process holds part of its cap, not at the next poll', async () => {
     // A poll far beyond the test's patience: every job below starts from a NOTIFY or from a settle, never from the poll.
     const service = await startTestService('postgres', {
