@@ -24,7 +24,7 @@ import {
   type MatchedBenchmark,
   selectBands as selectIndustryFigure,
 } from './benchmark.ts';
-import { type Num, num, round2 } from './decimal.ts';
+import { Dec, type Num, num, round2 } from './decimal.ts';
 import { bandScore } from './modules/balance/businessInputProfitability.ts';
 
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'E';
@@ -405,7 +405,8 @@ export function selectBands(
 /** bandScore for either direction of the bands. */
 function scoreOf(value: number, bands: Bands): Num {
   const falling = bands[0] > bands[4];
-  const v = num(value);
+  // A computed value, not a constant: num() would keep it (its map is for the rules' thresholds).
+  const v = new Dec(value);
   return falling ? bandScore(v, bands) : bandScore(v.negated(), bands.map((b) => -b) as unknown as Bands);
 }
 
