@@ -295,13 +295,14 @@ describe('back-pressure and fairness', () => {
   });
 
   it('leaves jobs in the queue while the compute pool has a batch queued for every thread, then fetches them together', async () => {
-    // One thread: the pool is backlogged at two reports in it. Sixteen slots for the one account, a poll far away.
+    // One thread: the pool is backlogged at two reports in it. 32 slots for the one account, a poll far away.
     const service = await startTestService('postgres', {
       poolThreads: 1,
       jobConcurrency: 32,
       jobAccountConcurrency: 32,
       jobPollSeconds: 3600,
     });
+    const observer = await connect(service.db.databaseUrl!);
     try {
       const key = await service.newKey('test');
       const reports = 32;
@@ -309,18 +310,13 @@ describe('back-pressure and fairness', () => {
       for (const { report_id: reportId } of submitted) await waitForReport(service, key, reportId);
       // Every report ran, each once, with far fewer fetches than reports: a fetch per settle (or per NOTIFY) made
       // one for nearly every report, most of them taking one job into a queue it would only wait in.
-      const { rows } = await connect(service.db.databaseUrl!).then(async (client) => {
-        try {
-          return await client.query(
-            "select attempts, count(*)::int as n from tasks where status = 'success' group by 1",
-          );
-        } finally {
-          await client.end();
-        }
-      });
+      const { rows } = await observer.query(
+        "select attempts, count(*)::int as n from tasks where status = 'success' group by 1",
+      );
       expect(rows).toEqual([{ attempts: 1, n: reports }]);
       expect(service.services.queue.analysisFetches).toBeLessThanOrEqual(reports / 2);
     } finally {
+      await observer.end();
       await service.close();
     }
   });
