@@ -224,7 +224,7 @@ export async function analyseReport(
       `${event.type}:${data.reportId}`,
       event.type,
       serialiseEvent(event),
-      ...ctx.queue.analysisCompletionParams(attempt),
+      ...ctx.queue.completionParams(attempt),
       benchmark.peerRows,
     ];
     items.forEach((item, position) => {

@@ -140,6 +140,8 @@ export class JobQueue {
   #completion: ((cte: string, refs: readonly string[]) => string) | null = null;
   /** Job inserts to embed (jobInsertCtes), by queue, once each queue's table is known (prepareEmbeddedInsert). */
   #embedded = new Map<string, (cte: string, jobs: string) => string>();
+  /** Each prepared queue's table (completionCte). */
+  #tables = new Map<string, string>();
 
   private constructor(boss: PgBoss, settings: JobSettings, logger: Logger, fetchDb: Db | undefined) {
     this.boss = boss;
@@ -237,6 +239,7 @@ export class JobQueue {
     const queue = await this.boss.getQueue(name);
     if (!queue) throw new Error(`queue ${name} does not exist`);
     this.#embedded.set(name, embeddedJobInsert('pgboss', queue.table, name, queue.notify === true));
+    this.#tables.set(name, queue.table);
     return { table: queue.table };
   }
 
@@ -258,15 +261,26 @@ export class JobQueue {
    * The completion of an analysis job's attempt as a CTE `cte` of a caller's statement (the job's assemble statement),
    * fenced to the attempt as pg-boss's complete is, returning the id when it completed it: the report's success and
    * its job's completion commit together, with no statement of their own. `ids` and `attempts` are SQL expressions
-   * of the parameters analysisCompletionParams gives, in that order.
+   * of the parameters completionParams gives, in that order.
    */
   analysisCompletionCte(cte: string, ids: string, attempts: string): string {
-    if (!this.#completion) throw new Error('the job queue has not started');
-    return this.#completion(cte, [`'${ANALYSIS_QUEUE}'`, ids, 'null', attempts]);
+    return this.completionCte(ANALYSIS_QUEUE, cte, ids, attempts);
   }
 
-  /** The parameters of analysisCompletionCte for `attempt` (none: the CTE completes nothing). */
-  analysisCompletionParams(attempt?: { id: string; retryCount: number }): [string[], string[]] {
+  /**
+   * The same completion for a job of queue `name`, which must share the analysis queue's table (the webhook
+   * deliveries' queue does: its attempt's settle statement completes its job, see server/webhooks/delivery.ts).
+   */
+  completionCte(name: string, cte: string, ids: string, attempts: string): string {
+    if (!this.#completion) throw new Error('the job queue has not started');
+    const table = this.#tables.get(name);
+    if (table !== this.#table)
+      throw new Error(`queue ${name} is not in ${this.#table}: its completion cannot be embedded`);
+    return this.#completion(cte, [`'${name}'`, ids, 'null', attempts]);
+  }
+
+  /** The parameters of completionCte (and analysisCompletionCte) for `attempt` (none: the CTE completes nothing). */
+  completionParams(attempt?: { id: string; retryCount: number }): [string[], string[]] {
     return attempt ? [[attempt.id], attemptPairs([attempt.id], [attempt.retryCount])] : [[], []];
   }
 

@@ -57,8 +57,9 @@ const DELIVERY_POOL_SIZE = 3;
 /** Most jobs taken in one fetch. */
 const MAX_FETCH = 16;
 /**
- * Attempts that end within this long of one another are completed in one statement and wake one fetch (a stream of
- * events made a completion and a fetch per event); it delays the next fetch by at most this much.
+ * Attempts that end within this long of one another wake one fetch (a stream of events made a fetch per event), and
+ * the jobs among them that settled nothing are completed in one statement; it delays the next fetch by at most this
+ * much.
  */
 const SETTLE_BATCH_MS = 20;
 
@@ -299,30 +300,52 @@ const LEASE_SQL = prepared(`
   returning d.id, d.payload, d.attempts, d.endpoint_id, e.account_id, e.url, e.enabled, e.secret,
             e.previous_secret, e.previous_secret_expires_at`);
 
-/** An attempt's log row and the delivery's new state, in one statement (atomic without a transaction). */
-const SETTLE_SQL = prepared(`
+const settleTexts = new WeakMap<object, string>();
+
+/**
+ * An attempt's log row, the delivery's new state and the completion of the job the attempt ran as (fenced to that
+ * attempt as pg-boss's complete is; $10 and $11 empty: none), in one statement — atomic without a transaction, and
+ * no completion statement of its own: the job ends in the commit that records its attempt, so a process dying
+ * after the settle leaves no job to expire and run again.
+ */
+function settleSql(ctx: ServiceContext): string {
+  let text = settleTexts.get(ctx.queue);
+  if (text === undefined) {
+    text = prepared(`
   with attempt as (
     insert into webhook_attempts (delivery_id, attempt_no, attempted_at, status_code, latency_ms, error)
     values ($1, $2, $3, $4, $5, $6)
-  )
+  ), ${ctx.queue.completionCte(WEBHOOK_QUEUE, 'job_done', '$10', '$11')}
   update webhook_deliveries
      set attempts = $2, status = $7, last_status_code = $4, last_latency_ms = $5, last_error = $6,
          next_attempt_at = $8, delivered_at = $9, attempt_started_at = null
    where id = $1`);
+    settleTexts.set(ctx.queue, text);
+  }
+  return text;
+}
+
+/** The job an attempt runs as (as fetched: the completion is fenced to its retry count). */
+export interface DeliveryAttempt {
+  id: string;
+  retryCount: number;
+}
 
 /**
  * One attempt of a delivery (the job's body). It first takes the delivery's lease: a delivery that is no longer
  * pending, or whose lease another attempt holds, is left alone — so a delivery never has two attempts at once.
  * The attempt, whatever its outcome (timeouts and a shutdown's interruption included), is written to the attempt
- * log by the statement that releases the lease — in one transaction with the next attempt's job or the endpoint's
- * disabling when there is one, and on its own (no transaction: three round trips fewer) when the delivery ends.
+ * log by the statement that releases the lease and completes `job` (the job the attempt runs as, if any: it then
+ * returns 'completed') — in one transaction with the next attempt's job or the endpoint's disabling when there is
+ * one, and on its own (no transaction: three round trips fewer) when the delivery ends.
  */
 export async function attemptDelivery(
   ctx: ServiceContext,
   deliveryId: string,
   stop: AbortSignal = new AbortController().signal,
   orm: MikroORM = ctx.db.orm,
-): Promise<void> {
+  job?: DeliveryAttempt,
+): Promise<'completed' | undefined> {
   const em = orm.em.fork();
   const [target] = await runSql<DeliveryTarget>(em, LEASE_SQL, [deliveryId, LEASE_SECONDS]);
   if (!target) return;
@@ -383,13 +406,15 @@ export async function attemptDelivery(
     status,
     retryIn !== undefined ? new Date(now.getTime() + retryIn * 1000) : null,
     ok ? new Date() : null,
+    ...ctx.queue.completionParams(job),
   ];
+  const settleText = settleSql(ctx);
   if (!gone && retryIn === undefined) {
     // Delivered (or failed for good): the attempt and the delivery's end in one statement, no transaction.
-    await runSql(em, SETTLE_SQL, settle);
+    await runSql(em, settleText, settle);
   } else {
     await em.transactional(async (tx) => {
-      await runSql(tx, SETTLE_SQL, settle);
+      await runSql(tx, settleText, settle);
       if (gone) {
         await runSql(
           tx,
@@ -412,6 +437,7 @@ export async function attemptDelivery(
             ? 'timeout'
             : 'failed',
   });
+  return job ? 'completed' : undefined;
 }
 
 /**
@@ -453,10 +479,10 @@ export function deliveryJobsCtes(
 
 /**
  * This process's delivery worker: one fetch loop that keeps up to `webhookConcurrency` attempts running, each
- * settled on its own (one slow receiver holds one slot, not a batch). It fetches again as soon as a fetch came
- * back non-empty, or once the attempts that ended within SETTLE_BATCH_MS are completed (one statement for them
- * all), else every IDLE_POLL_MS; each fetch passes the per-account cap (`groupConcurrency`), which pg-boss
- * checks against the active jobs of every process.
+ * settled on its own, its job completed by the settle (one slow receiver holds one slot, not a batch). It
+ * fetches again as soon as a fetch came back non-empty, or SETTLE_BATCH_MS after an attempt ended (once for all
+ * that ended meanwhile), else every IDLE_POLL_MS; each fetch passes the per-account cap (`groupConcurrency`),
+ * which pg-boss checks against the active jobs of every process.
  */
 export class DeliveryWorker {
   readonly #ctx: ServiceContext;
@@ -534,10 +560,12 @@ export class DeliveryWorker {
       job.data.deliveryId,
       this.#stop.signal,
       this.#orm ?? this.#ctx.db.orm,
+      fence,
     )
       .then(
-        () => {
-          this.#toComplete.push(fence);
+        (outcome) => {
+          // An attempt that settled completed its job in that statement; one that found nothing to send did not.
+          if (outcome !== 'completed') this.#toComplete.push(fence);
         },
         (error: unknown) => {
           this.#ctx.logger.warn({ err: error, jobId: job.id, ...job.data }, 'webhook attempt failed');
@@ -555,9 +583,10 @@ export class DeliveryWorker {
   }
 
   /**
-   * Completes the jobs whose attempts ended since the last flush, in one statement, and wakes the fetch loop for
-   * the slots they freed. A job not completed because the process died expires and runs again: its attempt then
-   * finds the delivery no longer pending and sends nothing.
+   * Completes the jobs that ended since the last flush without settling an attempt (the delivery no longer pending,
+   * its lease held, its endpoint disabled), in one statement, and wakes the fetch loop for the slots freed since.
+   * A job not completed because the process died expires and runs again: its attempt then finds the delivery no
+   * longer pending and sends nothing.
    */
   async #flush(): Promise<void> {
     if (this.#flushTimer) clearTimeout(this.#flushTimer);

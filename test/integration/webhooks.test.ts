@@ -245,7 +245,7 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     ]);
     const metrics = await registry.getSingleMetricAsString('webhook_deliveries_total');
     expect(metrics).toMatch(/outcome="delivered"} [1-9]/);
-    // Its job is completed (in the worker's next batched completion, within moments), not left to expire.
+    // Its job is completed (by the statement that recorded the attempt), not left to expire.
     const jobState = async () => {
       const rows = await service.services.db.orm.em
         .fork()
@@ -412,6 +412,40 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     const failed = await service.request(`${base}/${gone.id}/deliveries/${test.body.id}`, { key: goneKey });
     expect(failed.body).toMatchObject({ status: 'failed', last_status_code: 410, next_attempt_at: null });
   }, 40_000);
+
+  it("completes an attempt's job in the statement that records the attempt: never one without the other", async () => {
+    const { key, endpoint } = await endpointFor('/settled');
+    const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    expect(sent.status).toBe(202);
+    // Every read is one snapshot of the delivery and its job, taken as often as the database answers.
+    const observe = () =>
+      service.services.db.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ attempts: number; status: string; state: string }>>(
+          `select d.attempts, d.status, j.state from webhook_deliveries d
+             join pgboss.job j on j.name = 'webhook-delivery' and j.data->>'deliveryId' = d.id::text
+            where d.id = ?`,
+          [sent.body.id],
+        );
+    const seen: Array<{ attempts: number; status: string; state: string }> = [];
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      const rows = await observe();
+      expect(rows).toHaveLength(1);
+      seen.push(rows[0]!);
+      if (rows[0]!.state === 'completed') break;
+      // PGlite answers in process: let the service's timers run between reads.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const recorded = seen.filter((row) => row.attempts > 0);
+    expect(recorded.length).toBeGreaterThan(0);
+    // The attempt recorded and its job still active would be a job that could expire and send again.
+    expect(recorded.filter((row) => row.state !== 'completed')).toEqual([]);
+    expect(recorded.at(-1)).toEqual({ attempts: 1, status: 'delivered', state: 'completed' });
+    // Before the attempt was recorded, the job was waiting or running: the loop saw the delivery pending.
+    expect(seen[0]!.status).toBe('pending');
+  });
 
   it('is managed over GraphQL too: create, list, test, read the delivery log', async () => {
     const key = await service.newKey('test');
