@@ -12,7 +12,8 @@ import { loadConfig } from '../../server/config.ts';
 import { markFailed } from '../../server/jobs/analyseReport.ts';
 import { failStaleReports, maxPendingSeconds } from '../../server/jobs/sweeper.ts';
 import { registry } from '../../server/observability/metrics.ts';
-import { RETRY_SCHEDULE_SECONDS } from '../../server/webhooks/delivery.ts';
+import { runSql } from '../../server/db/sql.ts';
+import { enqueueDelivery, RETRY_SCHEDULE_SECONDS } from '../../server/webhooks/delivery.ts';
 import { serialiseEvent, type WebhookEvent } from '../../server/webhooks/payload.ts';
 import type { Backend } from '../helpers/database.ts';
 import { insertReport } from '../helpers/records.ts';
@@ -445,6 +446,49 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     expect(recorded.at(-1)).toEqual({ attempts: 1, status: 'delivered', state: 'completed' });
     // Before the attempt was recorded, the job was waiting or running: the loop saw the delivery pending.
     expect(seen[0]!.status).toBe('pending');
+  });
+
+  it('gives one delivery one attempt when one fetch takes two of its jobs', async () => {
+    const { key, endpoint } = await endpointFor('/slow-twin');
+    const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
+    expect(sent.status).toBe(202);
+    await receiver.waitFor('/slow-twin', 1);
+    let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    for (let i = 0; i < 80 && detail.body.status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    }
+    expect(detail.body.status).toBe('delivered');
+    // The delivery pending again with two jobs, committed together: the worker's next fetch takes both.
+    await service.services.db.orm.em.fork().transactional(async (tx) => {
+      const [owner] = await runSql<{ account_id: string }>(
+        tx,
+        `update webhook_deliveries d set status = 'pending' from webhook_endpoints e
+          where d.id = $1 and e.id = d.endpoint_id returning e.account_id`,
+        [sent.body.id],
+      );
+      await enqueueDelivery(service.services, tx, sent.body.id, owner!.account_id, 0);
+      await enqueueDelivery(service.services, tx, sent.body.id, owner!.account_id, 0);
+    });
+    await receiver.waitFor('/slow-twin', 2);
+    for (let i = 0; i < 80 && detail.body.attempts < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at('/slow-twin')).toHaveLength(2);
+    expect(receiver.concurrency.get('/slow-twin')!.max).toBe(1);
+    detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    expect(detail.body).toMatchObject({ status: 'delivered', attempts: 2 });
+    // Both jobs ended: the one that sent, with its attempt; the other, having sent nothing.
+    const states = await service.services.db.orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ state: string }>>(
+        `select state from pgboss.job where name = 'webhook-delivery' and data->>'deliveryId' = ? order by 1`,
+        [sent.body.id],
+      );
+    expect(states.map((row) => row.state)).toEqual(['completed', 'completed', 'completed']);
   });
 
   it('is managed over GraphQL too: create, list, test, read the delivery log', async () => {
