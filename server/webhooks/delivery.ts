@@ -39,7 +39,7 @@ export const DELIVERY_JOB_EXPIRY_SECONDS = 60;
 /**
  * How long an attempt holds its delivery (attempt_started_at): a second job for the same delivery (a redelivery,
  * pg-boss's retry of an expired job) finding the lease held does nothing — the running attempt settles it. Longer
- * than an attempt can run (deadline + its two statements), shorter than the job's expiry, so the retry of a job
+ * than an attempt can run (deadline + its settle), shorter than the job's expiry, so the retry of a job
  * whose worker died finds the lease lapsed.
  */
 const LEASE_SECONDS = 30;
@@ -590,7 +590,7 @@ export class DeliveryWorker {
   #attempt(job: LeasedJob): void {
     const { boss } = this.#ctx.queue;
     const fence = { id: job.id, retryCount: job.retryCount };
-    // PGlite hands json back as text.
+    // node-postgres and PGlite parse json; a driver that does not would hand back its text.
     const target = typeof job.lease === 'string' ? (JSON.parse(job.lease) as DeliveryTarget) : job.lease;
     // No lease: the delivery is settled, or another attempt holds it — nothing to send, the job just ends.
     const running = (
