@@ -21,7 +21,13 @@ import { createAiRuntime } from './ai/interpretations.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { migrate, openDatabase } from './db/database.ts';
-import { analyseReport, markFailed } from './jobs/analyseReport.ts';
+import {
+  analyseReport,
+  type ClaimingJob,
+  claimingFetchDb,
+  claimOf,
+  markFailed,
+} from './jobs/analyseReport.ts';
 import { startHousekeeping } from './jobs/housekeeping.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { purgeExpiredReports, RETENTION_INTERVAL_MS } from './jobs/retention.ts';
@@ -119,15 +125,19 @@ export async function startService(
     if (works) {
       await queue.work(
         (job) =>
-          analyseReport(services, job.data, logger.child({ jobId: job.id, reportId: job.data.reportId }), {
-            id: job.id,
-            retryCount: job.retryCount,
-          }),
+          analyseReport(
+            services,
+            job.data,
+            logger.child({ jobId: job.id, reportId: job.data.reportId }),
+            { id: job.id, retryCount: job.retryCount },
+            claimOf(job as ClaimingJob),
+          ),
         async (job) => {
           logger.warn({ jobId: job.id, ...job.data }, 'analysis job gave up; marking the report failed');
           await markFailed(services, job.data);
         },
         pool,
+        (db) => claimingFetchDb(db, logger),
       );
       await startHousekeeping(services);
       await deliveries?.start();

@@ -357,16 +357,18 @@ export class JobQueue {
 
   /**
    * Starts this process's workers: analysis jobs, and the dead letters that mark reports failed. `compute`: the
-   * process's compute pool, whose backlog holds fetches back (AnalysisDispatcher).
+   * process's compute pool, whose backlog holds fetches back (AnalysisDispatcher). `fetchWith`: what the analysis
+   * fetches run on, given the database they would run on (the job's claim joins the fetch: claimingFetchDb).
    */
   async work(
     analyse: (job: Job<AnalysisJobData>) => Promise<AnalysisOutcome>,
     giveUp: (job: Job<AnalysisJobData>) => Promise<void>,
     compute?: ComputeBacklog,
+    fetchWith?: (db: Db) => Db,
   ): Promise<void> {
     this.#dispatcher ??= new AnalysisDispatcher(
       this.boss,
-      this.fetchDb,
+      fetchWith ? fetchWith(this.fetchDb ?? this.boss.getDb()) : this.fetchDb,
       this.#settings,
       this.#logger,
       analyse,

@@ -423,7 +423,9 @@ export async function sustained(
     for (;;) {
       // One index probe, where a count walked every pending report each time (the load generator's cost, not a
       // report's, but PostgreSQL's CPU is counted whole).
-      const { rows } = await client.query("select exists (select from reports where status = 'pending') as busy");
+      const { rows } = await client.query(
+        "select exists (select from reports where status = 'pending') as busy",
+      );
       if (!rows[0].busy) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

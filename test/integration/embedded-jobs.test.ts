@@ -116,6 +116,92 @@ describe('jobs embedded in the statements that need them', () => {
     }
   });
 
+  it('claims and stores a job’s report in the statement that fetches the job', async () => {
+    // Test instrumentation: each row change we look for records the transaction that made it.
+    const probe = await connect(service.db.databaseUrl!);
+    try {
+      await probe.query(`
+        create table claim_probe (what text, report_id text, tx bigint);
+        create function claim_probe_task() returns trigger language plpgsql as $$ begin
+          if new.step = 'compute' and old.step <> 'compute' then
+            insert into claim_probe values ('claim', new.report_id::text, txid_current());
+          end if;
+          return new;
+        end $$;
+        create trigger claim_probe_task after update on tasks for each row execute function claim_probe_task();
+        create function claim_probe_store() returns trigger language plpgsql as $$ begin
+          insert into claim_probe values ('store', new.report_id::text, txid_current());
+          return new;
+        end $$;
+        create trigger claim_probe_store after insert on statements for each row execute function claim_probe_store();
+        create function claim_probe_job() returns trigger language plpgsql as $$ begin
+          if new.name = '${ANALYSIS_QUEUE}' and new.state = 'active' and old.state <> 'active' then
+            insert into claim_probe values ('fetch', new.data ->> 'reportId', txid_current());
+          end if;
+          return new;
+        end $$;
+        create trigger claim_probe_job after update on pgboss.job_common for each row execute function claim_probe_job();`);
+      const key = await service.newKey('test');
+      const submitted = await service.request(SUBMIT, {
+        method: 'POST',
+        key,
+        body: fixture('general_new-3y'),
+      });
+      expect(submitted.status).toBe(202);
+      await waitForReport(service, key, submitted.body.report_id);
+      const { rows } = await probe.query<{ what: string; tx: string }>(
+        'select what, tx from claim_probe where report_id = $1 order by what',
+        [submitted.body.report_id],
+      );
+      // One fetch, one claim, a row per year and sheet stored — all by one transaction.
+      expect(rows.filter((row) => row.what === 'fetch')).toHaveLength(1);
+      expect(rows.filter((row) => row.what === 'claim')).toHaveLength(1);
+      expect(rows.filter((row) => row.what === 'store')).toHaveLength(9);
+      expect(new Set(rows.map((row) => row.tx)).size).toBe(1);
+    } finally {
+      await probe.query(`
+        drop trigger if exists claim_probe_job on pgboss.job_common;
+        drop trigger if exists claim_probe_store on statements;
+        drop trigger if exists claim_probe_task on tasks;
+        drop function if exists claim_probe_job, claim_probe_store, claim_probe_task;
+        drop table if exists claim_probe`);
+      await probe.end();
+    }
+  });
+
+  it('keeps fetching when a job’s claim cannot be made: that job fails alone, the next report succeeds', async () => {
+    const probe = await connect(service.db.databaseUrl!);
+    try {
+      // Test instrumentation: storing the statements of one enterprise's reports fails.
+      await probe.query(`
+        create function poison_statements() returns trigger language plpgsql as $$ begin
+          if exists (select 1 from reports r join enterprises e on e.id = r.enterprise_id
+                      where r.id = new.report_id and e.name = 'Poisoned Co') then
+            raise exception 'statements of a poisoned report';
+          end if;
+          return new;
+        end $$;
+        create trigger poison_statements before insert on statements for each row execute function poison_statements();`);
+      const key = await service.newKey('test');
+      const body = fixture('general_new-3y') as Record<string, unknown>;
+      const poisoned = await service.request(SUBMIT, {
+        method: 'POST',
+        key,
+        body: { ...body, enterprise_name: 'Poisoned Co' },
+      });
+      const healthy = await service.request(SUBMIT, { method: 'POST', key, body });
+      expect([poisoned.status, healthy.status]).toEqual([202, 202]);
+      expect((await waitForReport(service, key, healthy.body.report_id)).body.status).toBe('success');
+      const failed = await waitForReport(service, key, poisoned.body.report_id, 90_000);
+      expect(failed.body.status).toBe('failed');
+    } finally {
+      await probe.query(`
+        drop trigger if exists poison_statements on statements;
+        drop function if exists poison_statements`);
+      await probe.end();
+    }
+  }, 120_000);
+
   it('writes each report.succeeded delivery’s job as enqueueDelivery writes it', async () => {
     const receiver = createServer((_req, res) => {
       res.statusCode = 204;
