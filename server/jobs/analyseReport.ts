@@ -142,8 +142,10 @@ export function claimingFetchDb(db: Db, logger: Logger): Db {
       try {
         result = await db.executeSql(claiming, [...values, new Date()]);
       } catch (error) {
-        logger.warn({ err: error }, 'fetching analysis jobs with their claims failed; fetching them alone');
-        return db.executeSql(text, values);
+        // Said only when the fetch alone works: a database that cannot be reached is the dispatcher's to report.
+        const alone = await db.executeSql(text, values);
+        logger.warn({ err: error }, 'fetching analysis jobs with their claims failed; fetched them alone');
+        return alone;
       }
       const seconds = (performance.now() - started) / 1000;
       for (const row of result.rows as Array<{ claim_account_id: unknown }>)
