@@ -33,7 +33,7 @@ import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { DELIVERIES_INSERT_SQL, deliveryJobsCtes, emitReportEvent } from '../webhooks/delivery.ts';
 import { reportEvent, serialiseEvent } from '../webhooks/payload.ts';
-import type { AnalysisJobData, AnalysisOutcome } from './queue.ts';
+import { type AnalysisJobData, type AnalysisOutcome, fetchAsCte } from './queue.ts';
 
 /** A failure that retrying cannot fix (the job's input is unusable): the report fails at once. */
 export class PermanentJobError extends Error {}
@@ -56,48 +56,20 @@ interface ClaimedTask {
 }
 
 /**
- * Claims an attempt of a task that is still processing and does step 1 (store) in the same statement: counts the
- * attempt, stores the statements in normalised form — one row per year and sheet, taken from the stored
- * submission inside the database (it does not travel back to us for this; a retried attempt overwrites the rows
- * of an earlier one) — and enters the compute step, durably before the CPU work (so a crash from then on shows in
- * `attempts`). Returns the submission and what the job needs of the report. One statement and one transaction
- * instead of a claim and a store of their own.
+ * CTEs `claimed` and `stored`: for the tasks `taskIds` selects (a query of one column, `id`) that are still
+ * processing, at time `now`, claim an attempt and do step 1 (store) in the same statement: count the attempt,
+ * store the statements in normalised form — one row per year and sheet, taken from the stored submission inside the
+ * database (it does not travel back to us for this; a retried attempt overwrites the rows of an earlier one) — and
+ * enter the compute step, durably before the CPU work (so a crash from then on shows in `attempts`). `claimed`
+ * returns each task's submission and what the job needs of its report. One statement and one transaction instead
+ * of a claim and a store of their own.
  */
-const CLAIM_AND_STORE_SQL = prepared(`
-  with claimed as (
-    update tasks as t
-       set step = 'compute', attempts = t.attempts + 1, started_at = coalesce(t.started_at, $2), updated_at = $2
-      from reports as r
-     where t.id = $1 and t.status = 'processing' and r.id = t.report_id
-    returning t.payload, r.id as report_id, r.ai_auto_analysis, r.account_id, r.mode, r.enterprise_id,
-              r.version_no
-  ), stored as (
-    insert into statements (report_id, fiscal_year, sheet_type, lines)
-    select claimed.report_id, (year ->> 'year')::int, sheet.key, sheet.value
-      from claimed, jsonb_array_elements(claimed.payload -> 'years') as year, jsonb_each(year -> 'sheets') as sheet
-    on conflict (report_id, fiscal_year, sheet_type) do update set lines = excluded.lines
-  )
-  select payload::text as payload, ai_auto_analysis, account_id, mode, enterprise_id, version_no,
-         jsonb_build_object('enterpriseInfo', payload -> 'enterpriseInfo',
-                            'years', jsonb_path_query_array(payload, '$.years[last]'))::text as benchmark_view
-    from claimed`);
-
-/**
- * The dispatcher's fetch of analysis jobs (`fetch`, the text pg-boss's fetch built, with `parameters` parameters) with
- * each fetched job's claim and store (CLAIM_AND_STORE_SQL) in the same statement: one statement for a batch of jobs
- * instead of one more per job. A job whose task is no longer processing (or a second job of one task in the batch)
- * comes back without a claim. The claims' time is the one parameter added. The rows carry the claim as
- * `claim_*` columns (ClaimedTask's, prefixed; `claim_account_id` null: no claim).
- */
-function claimingFetchSql(fetch: string, parameters: number): string {
-  const now = `$${parameters + 1}`;
-  return `
-  with fetched as (${fetch}
-  ), claimed as (
+function claimAndStoreCtes(taskIds: string, now: string): string {
+  return `claimed as (
     update tasks as t
        set step = 'compute', attempts = t.attempts + 1, started_at = coalesce(t.started_at, ${now}::timestamptz),
            updated_at = ${now}::timestamptz
-      from reports as r, (select distinct (data ->> 'taskId')::uuid as id from fetched) as f
+      from reports as r, (${taskIds}) as f
      where t.id = f.id and t.status = 'processing' and r.id = t.report_id
     returning t.id as task_id, t.payload, r.id as report_id, r.ai_auto_analysis, r.account_id, r.mode,
               r.enterprise_id, r.version_no
@@ -106,14 +78,38 @@ function claimingFetchSql(fetch: string, parameters: number): string {
     select claimed.report_id, (year ->> 'year')::int, sheet.key, sheet.value
       from claimed, jsonb_array_elements(claimed.payload -> 'years') as year, jsonb_each(year -> 'sheets') as sheet
     on conflict (report_id, fiscal_year, sheet_type) do update set lines = excluded.lines
-  ), ranked as (
+  )`;
+}
+
+/** ClaimedTask.benchmark_view of the stored submission `payload` (an SQL expression of type jsonb). */
+const benchmarkViewSql = (payload: string) =>
+  `jsonb_build_object('enterpriseInfo', ${payload} -> 'enterpriseInfo',
+                      'years', jsonb_path_query_array(${payload}, '$.years[last]'))::text`;
+
+/** One task's claim and store, for a job fetched without its claim (claimOf: undefined). */
+const CLAIM_AND_STORE_SQL = prepared(`
+  with ${claimAndStoreCtes('select $1::uuid as id', '$2')}
+  select payload::text as payload, ai_auto_analysis, account_id, mode, enterprise_id, version_no,
+         ${benchmarkViewSql('payload')} as benchmark_view
+    from claimed`);
+
+/**
+ * The dispatcher's fetch of analysis jobs (`fetch`, the text pg-boss's fetch built, with `parameters` parameters) with
+ * each fetched job's claim and store (claimAndStoreCtes) in the same statement: one statement for a batch of jobs
+ * instead of one more per job. A job whose task is no longer processing (or a second job of one task in the batch)
+ * comes back without a claim. The claims' time is the one parameter added. The rows carry the claim as
+ * `claim_*` columns (ClaimedTask's, prefixed; `claim_account_id` null: no claim).
+ */
+function claimingFetchSql(fetch: string, parameters: number): string {
+  return `
+  with fetched as (${fetch}
+  ), ${claimAndStoreCtes("select distinct (data ->> 'taskId')::uuid as id from fetched", `$${parameters + 1}`)},
+  ranked as (
     select f.*, row_number() over (partition by f.data ->> 'taskId' order by f.id) as task_rank from fetched f
   )
   select f.*, c.payload::text as claim_payload, c.ai_auto_analysis as claim_ai_auto_analysis,
          c.account_id as claim_account_id, c.mode as claim_mode, c.enterprise_id as claim_enterprise_id,
-         c.version_no as claim_version_no,
-         jsonb_build_object('enterpriseInfo', c.payload -> 'enterpriseInfo',
-                            'years', jsonb_path_query_array(c.payload, '$.years[last]'))::text as claim_benchmark_view
+         c.version_no as claim_version_no, ${benchmarkViewSql('c.payload')} as claim_benchmark_view
     from ranked f left join claimed c on c.task_id = (f.data ->> 'taskId')::uuid and f.task_rank = 1`;
 }
 
@@ -129,18 +125,13 @@ export type ClaimingJob = Job<AnalysisJobData> & {
  * be made (a task whose statements cannot be stored) then fails its own job, not every fetch of the queue.
  */
 export function claimingFetchDb(db: Db, logger: Logger): Db {
-  const texts = new Map<string, string>();
+  const claiming = fetchAsCte(db, claimingFetchSql, () => [new Date()]);
   return {
     executeSql: async (text, values = []) => {
-      let claiming = texts.get(text);
-      if (claiming === undefined) {
-        claiming = claimingFetchSql(text, values.length);
-        texts.set(text, claiming);
-      }
       const started = performance.now();
       let result: { rows: unknown[] };
       try {
-        result = await db.executeSql(claiming, [...values, new Date()]);
+        result = await claiming.executeSql(text, values);
       } catch (error) {
         // Said only when the fetch alone works: a database that cannot be reached is the dispatcher's to report.
         const alone = await db.executeSql(text, values);

@@ -82,6 +82,29 @@ export function preparedDb(executor: Kysely<unknown>): Db {
 }
 
 /**
+ * `db` with each of pg-boss's fetch statements run as `build(text, parameters)`: the fetch as a CTE of a statement
+ * that also does what its jobs need next (their leases, their claims), with `extra()`'s values as the parameters
+ * after pg-boss's. Each text is built once.
+ */
+export function fetchAsCte(
+  db: Db,
+  build: (fetch: string, parameters: number) => string,
+  extra: () => unknown[],
+): Db {
+  const texts = new Map<string, string>();
+  return {
+    executeSql: (text, values = []) => {
+      let wrapped = texts.get(text);
+      if (wrapped === undefined) {
+        wrapped = build(text, values.length);
+        texts.set(text, wrapped);
+      }
+      return db.executeSql(wrapped, [...values, ...extra()]);
+    },
+  };
+}
+
+/**
  * pg-boss's insert of `name`'s jobs (plans.insertJobs, the text its send runs) as two CTEs named `cte` (the insert,
  * returning the jobs' ids) and `<cte>_notified` (for a queue with NOTIFY, the NOTIFY its send adds), as a function of
  * the SQL expression that replaces its one parameter, the jobs' json array. Throws if the installed pg-boss no

@@ -23,7 +23,7 @@ import type { Db, Job } from 'pg-boss';
 import { ormOptions } from '../db/database.ts';
 import { PreparingClient, prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
-import { preparedDb } from '../jobs/queue.ts';
+import { fetchAsCte, preparedDb } from '../jobs/queue.ts';
 import { webhookDeliveries } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { type FinishedReport, reportEvent, serialiseEvent, type WebhookEvent } from './payload.ts';
@@ -319,21 +319,6 @@ function leasingFetchSql(fetch: string, parameters: number): string {
     from fetched f left join leased l on l.id = (f.data ->> 'deliveryId')::uuid`;
 }
 
-/** `db` with pg-boss's fetch statements run as leasingFetchSql (each text built once). */
-function leasingFetchDb(db: Db): Db {
-  const texts = new Map<string, string>();
-  return {
-    executeSql: (text, values = []) => {
-      let leasing = texts.get(text);
-      if (leasing === undefined) {
-        leasing = leasingFetchSql(text, values.length);
-        texts.set(text, leasing);
-      }
-      return db.executeSql(leasing, [...values, LEASE_SECONDS]);
-    },
-  };
-}
-
 const settleTexts = new WeakMap<object, string>();
 
 /**
@@ -534,7 +519,9 @@ export class DeliveryWorker {
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
-    this.#fetchDb = leasingFetchDb(ctx.queue.fetchDb ?? ctx.queue.boss.getDb());
+    this.#fetchDb = fetchAsCte(ctx.queue.fetchDb ?? ctx.queue.boss.getDb(), leasingFetchSql, () => [
+      LEASE_SECONDS,
+    ]);
   }
 
   /**
