@@ -7,6 +7,7 @@ import { graphqlMiddleware } from './graphql/index.ts';
 import { publicTemplateRoutes } from './import/importRoutes.ts';
 import { rateLimitsOf } from './lib/rateLimits.ts';
 import { accessLog } from './middlewares/accessLog.ts';
+import { cachedNotModified } from './middlewares/cachedNotModified.ts';
 import { closeUnreadBody } from './middlewares/closeUnreadBody.ts';
 import { compression } from './middlewares/compress.ts';
 import { metricsMiddleware } from './middlewares/metrics.ts';
@@ -40,6 +41,8 @@ export function buildApp(services: ServiceContext, options: AppOptions = {}): Ko
   app.use(metricsMiddleware());
   app.use(requestId);
   app.use(securityHeaders);
+  // A finished report's poll answered 304 from memory, ahead of the layers below (cachedNotModified.ts).
+  if (options.api !== false) app.use(cachedNotModified(services));
   app.use(closeUnreadBody);
   app.use(compression());
   app.use(problemMiddleware(logger));

@@ -12,7 +12,7 @@
  *   share_exports — Excel exports of shared reports per client address (public: no key to count against;
  *   every request counts, a wrong link too, so guessing links is throttled as well).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config.ts';
@@ -117,7 +117,24 @@ function expandIPv6(ip: string): string[] | null {
 }
 
 /** Keys are hashed: fixed length for the varchar(255) key column, and no email address stored in clear. */
-const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
+const digest = (text: string) => hash('sha256', text, 'base64url');
+
+/**
+ * `digest` of an API key's or a session's subject and of an account id (ids, not secrets): every request of a
+ * caller hashes the same two texts, so their digests are kept — at most DIGESTS_KEPT, all forgotten when full,
+ * so that varied callers cannot grow it. Client addresses and sign-in emails (`consume`) are not kept.
+ */
+const DIGESTS_KEPT = 10_000;
+const callerDigests = new Map<string, string>();
+function callerDigest(text: string): string {
+  let value = callerDigests.get(text);
+  if (value === undefined) {
+    value = digest(text);
+    if (callerDigests.size >= DIGESTS_KEPT) callerDigests.clear();
+    callerDigests.set(text, value);
+  }
+  return value;
+}
 
 /**
  * A caller's counter and its account's, in ONE statement (so the account ceiling costs no extra round trip):
@@ -269,21 +286,13 @@ export class RateLimits {
    * concurrent requests wait for it instead of each reserving its own.
    */
   async consumeFor(budget: AccountBudget, spender: Spender, weight = 1): Promise<BudgetState> {
-    const size = this.sizes[budget];
-    const accountSize = this.accountSizes[budget];
-    const points = Math.max(1, Math.min(Math.ceil(weight), size.points, accountSize.points));
-    const ownKey = `${budget}:${digest(spender.subject)}`;
-    const accountKey = `${budget}_account:${digest(spender.accountId)}`;
-    const leaseKey = `${ownKey} ${accountKey}`;
+    const { points, ownKey, accountKey, leaseKey } = this.#callerKeys(budget, spender, weight);
     for (;;) {
       const now = Date.now();
       const spent = this.#spentAmong([ownKey, accountKey], now);
       if (spent.length > 0) return { ...spent[0]!, budget, allowed: false, counters: spent };
-      const lease = this.#leases.get(leaseKey);
-      if (lease && lease.expiresAt > now && lease.left >= points) {
-        lease.left -= points;
-        return this.#leaseState(budget, lease, now);
-      }
+      const leased = this.#spendLease(budget, leaseKey, points, now);
+      if (leased) return leased;
       const taking = this.#leasing.get(leaseKey);
       if (taking) {
         await taking;
@@ -297,6 +306,35 @@ export class RateLimits {
         this.#leasing.delete(leaseKey);
       }
     }
+  }
+
+  /**
+   * `consumeFor` when it needs neither a statement nor a wait: spends the points from the caller's lease in memory
+   * and returns the allowed state. Null — nothing spent — when no counter of the caller is known spent and the
+   * lease is missing, short or expired: then `consumeFor` decides (it reserves, waits or refuses), with its 429.
+   */
+  spendLeased(budget: AccountBudget, spender: Spender, weight = 1): BudgetState | null {
+    const { points, ownKey, accountKey, leaseKey } = this.#callerKeys(budget, spender, weight);
+    const now = Date.now();
+    if (this.#spent.has(ownKey) || this.#spent.has(accountKey)) return null;
+    return this.#spendLease(budget, leaseKey, points, now);
+  }
+
+  #callerKeys(budget: AccountBudget, spender: Spender, weight: number) {
+    const size = this.sizes[budget];
+    const accountSize = this.accountSizes[budget];
+    const points = Math.max(1, Math.min(Math.ceil(weight), size.points, accountSize.points));
+    const ownKey = `${budget}:${callerDigest(spender.subject)}`;
+    const accountKey = `${budget}_account:${callerDigest(spender.accountId)}`;
+    return { points, ownKey, accountKey, leaseKey: `${ownKey} ${accountKey}` };
+  }
+
+  /** Spends `points` of the lease under `leaseKey` when it is current and holds them; null otherwise. */
+  #spendLease(budget: AccountBudget, leaseKey: string, points: number, now: number): BudgetState | null {
+    const lease = this.#leases.get(leaseKey);
+    if (!lease || lease.expiresAt <= now || lease.left < points) return null;
+    lease.left -= points;
+    return this.#leaseState(budget, lease, now);
   }
 
   /** One statement: reserves a lease (at least `points`) on both counters and spends `points` of it. */

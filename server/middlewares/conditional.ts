@@ -5,12 +5,12 @@
  * client's bandwidth and parsing, not the server's read. Mounted per route on the reads that have a stable
  * representation: report, task, analysis (list and item), catalogue.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context, Next } from 'koa';
 
 export function etagOf(body: unknown): string {
   const text = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  return `W/"${createHash('sha256').update(text).digest('base64url').slice(0, 27)}"`;
+  return `W/"${hash('sha256', text, 'base64url').slice(0, 27)}"`;
 }
 
 /** RFC 9110 §13.1.2: `*`, or any listed tag equal to ours under weak comparison (W/ ignored). */

@@ -3,7 +3,7 @@
  * (Swagger UI from the installed swagger-ui-dist, served from node_modules: the page loads nothing from
  * another origin). Neither needs an API key.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -103,7 +103,7 @@ function initializerScript(): string {
 export function docsRouter(): Router {
   // Parsed once, when the app is built: a broken document fails start-up, not the first request.
   const documentJson = JSON.stringify(loadOpenApiDocument());
-  const documentEtag = `"${createHash('sha256').update(documentJson).digest('base64url').slice(0, 27)}"`;
+  const documentEtag = `"${hash('sha256', documentJson, 'base64url').slice(0, 27)}"`;
   const ui = swaggerUi();
   // The version is part of the asset path, so the files can be cached for good and an upgrade still shows.
   const assets = `${DOCS_PATH}/assets/${ui.version}`;

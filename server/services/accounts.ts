@@ -2,7 +2,7 @@
  * Console accounts and sessions: sign-up and sign-in with email and password (argon2id), sign-out, and
  * resolving a session cookie. Transport-free: the GraphQL API (and anything else) calls these.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import * as zxcvbnCommon from '@zxcvbn-ts/language-common';
@@ -66,7 +66,7 @@ export interface ConsolePrincipal {
   csrfToken: string;
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const hashToken = (token: string) => hash('sha256', token, 'hex');
 
 const passwordError = (message: string) => new ValidationError([{ path: 'password', message }]);
 

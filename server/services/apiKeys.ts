@@ -1,7 +1,7 @@
 /**
  * API keys: creation (full key shown once), revocation, and authentication of a request's X-API-Key.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { textProblem } from '../../schema/text.ts';
 import { Account } from '../db/entities/account.entity.ts';
@@ -32,7 +32,7 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const KEY_RANDOM_BYTES = 32;
 
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export interface CreatedApiKey {
@@ -148,6 +148,17 @@ const FIND_KEY_SQL = prepared(`
   select id, account_id, mode, revoked_at is not null as revoked,
          coalesce(last_used_at < now() - interval '1 minute', true) as stale
     from api_keys where key_hash = $1`);
+
+/**
+ * The principal of an X-API-Key header whose key this process verified within the read cache's trust window
+ * (as authenticateApiKey would answer from it); undefined for anything else, which authenticateApiKey decides.
+ */
+export function cachedPrincipal(cache: ReadCache, header: string | undefined): Principal | undefined {
+  const key = header?.trim();
+  if (!key || !KEY_PATTERN.test(key)) return undefined;
+  const cached = cache.apiKey(hashApiKey(key));
+  return cached ? { ...cached } : undefined;
+}
 
 /**
  * Resolves the X-API-Key header to a principal. Missing, malformed, unknown and revoked keys all answer

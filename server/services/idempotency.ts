@@ -19,7 +19,7 @@
  * Expired rows are deleted by the housekeeping job (server/jobs/housekeeping.ts); a row past `expires_at` is
  * ignored even before that.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
 import {
@@ -84,9 +84,7 @@ function canonical(value: unknown, depth = 0): unknown {
 
 /** SHA-256 (hex) of the body's canonical JSON: objects' keys sorted, no whitespace. */
 export function requestFingerprint(body: unknown): string {
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(body)) ?? 'null')
-    .digest('hex');
+  return hash('sha256', JSON.stringify(canonical(body)) ?? 'null', 'hex');
 }
 
 const READ_SQL = prepared(`

@@ -5,9 +5,15 @@
  * reaches the cache by NOTIFY, and one made through this process's own code reaches it before the call returns.
  */
 import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../server/app.ts';
 import { retireBenchmarkSet, setsForIndustry } from '../../server/benchmarks/sets.ts';
+import { flushAccessLogs } from '../../server/middlewares/accessLog.ts';
+import { REPORT_ROUTE } from '../../server/middlewares/cachedNotModified.ts';
+import { httpRequestDuration } from '../../server/observability/metrics.ts';
 import { revokeApiKeyByValue } from '../../server/services/apiKeys.ts';
 import { rotateShareToken } from '../../server/services/shareSettings.ts';
 import { connect } from '../helpers/database.ts';
@@ -143,6 +149,89 @@ describe('the read cache (postgres)', () => {
     expect(await revokeApiKeyByValue(service.services.db.orm.em.fork(), second)).toBe(true);
     const refused = await read(second, own.reportId, own.etag);
     expect(refused.status).toBe(401);
+  });
+
+  it("answers a poll ahead of the routers with the route's own 304: headers, budget, access line and metrics", async () => {
+    const email = `poller-${randomUUID()}@example.com`;
+    const key = await service.newKey('test', email);
+    const { reportId, etag } = await submitAndWait(key);
+    // A second app on the same services: its own reads budget for a fresh key of the account (40 points, so the
+    // key's lease holds 4), and an access log that can be read.
+    const { config } = service.services;
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const app = buildApp({
+      ...service.services,
+      logger,
+      config: {
+        ...config,
+        rateLimits: { ...config.rateLimits, reads: { points: 40, windowSeconds: 10 } },
+        accountRateLimits: { ...config.accountRateLimits, reads: { points: 1000, windowSeconds: 10 } },
+      },
+    }).listen(0, '127.0.0.1');
+    await new Promise((resolve) => app.once('listening', resolve));
+    try {
+      const poller = await service.newKey('test', email);
+      const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}/api/v1/developer/reports/${reportId}`;
+      const poll = () => fetch(url, { headers: { 'X-API-Key': poller, 'If-None-Match': etag } });
+      const count304 = async () =>
+        (await httpRequestDuration.get()).values.find(
+          (value) =>
+            value.metricName === 'http_request_duration_seconds_count' &&
+            value.labels.route === REPORT_ROUTE &&
+            value.labels.status === '304',
+        )?.value ?? 0;
+      // Through the routers: the key is not yet verified here, and the tag not kept.
+      service.services.readCache!.forgetReport(reportId);
+      const routed = await poll();
+      // Ahead of them: the key verified, the tag kept, the lease holds points.
+      const before = await count304();
+      const shortcut = await poll();
+      expect(await count304()).toBe(before + 1);
+      for (const response of [routed, shortcut]) {
+        expect(response.status).toBe(304);
+        expect(await response.text()).toBe('');
+      }
+      const varying = new Set(['x-request-id', 'date', 'ratelimit']);
+      const fixed = (response: Response) => [...response.headers].filter(([name]) => !varying.has(name));
+      expect(fixed(shortcut)).toEqual(fixed(routed));
+      expect([...shortcut.headers.keys()]).toEqual([...routed.headers.keys()]);
+      // One point each, from the key's counter and the account's.
+      const remaining = (response: Response) =>
+        [...response.headers.get('ratelimit')!.matchAll(/"(\w+)";r=(\d+)/g)].map(([, policy, r]) => [
+          policy,
+          Number(r),
+        ]);
+      expect(remaining(routed)).toEqual([
+        ['reads', 39],
+        ['reads_account', expect.any(Number)],
+      ]);
+      expect(remaining(shortcut)).toEqual([
+        ['reads', 38],
+        ['reads_account', (remaining(routed)[1]![1] as number) - 1],
+      ]);
+      // Every answer spends a point, whichever path gave it: 40 in the window, then the routers' 429.
+      const statuses = [routed.status, shortcut.status];
+      while (statuses.length < 41) statuses.push((await poll()).status);
+      expect(statuses.slice(0, 40).every((status) => status === 304)).toBe(true);
+      expect(statuses[40]).toBe(429);
+      flushAccessLogs();
+      // The access log writes its lines in batches (accessLog.ts).
+      const logged = lines
+        .flatMap((batch) => batch.split('\n').filter(Boolean))
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((line) => line.log === 'access' && line.requestId === shortcut.headers.get('x-request-id'));
+      expect(logged).toEqual([
+        expect.objectContaining({
+          method: 'GET',
+          route: REPORT_ROUTE,
+          status: 304,
+          key: poller.slice(0, 12),
+        }),
+      ]);
+    } finally {
+      await new Promise((resolve) => app.close(resolve));
+    }
   });
 
   it('keeps the benchmark sets a job matches against, and drops them when a set is loaded or retired', async () => {
