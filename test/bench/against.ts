@@ -94,7 +94,7 @@ async function oneRound(root: string): Promise<Round> {
       async (service) => {
         await closedLoop(service.url, service.key, 4, 10, Math.min(DURATION_MS, 5000)); // warm-up
         const run = await sustained(service, 16, receiver.received);
-        const reads = await conditionalReadCost(service, 400);
+        const reads = await conditionalReadCost(service, 2000);
         const storage = await storagePerReport(service.databaseUrl);
         const c = run.cpu!;
         const sorted = [...run.latencies].sort((a, b) => a - b);
