@@ -174,8 +174,8 @@ export async function logIn(
   }
   const account = email ? await em.findOne(Account, { email }) : null;
   decoyHash ??= argon2.hash(randomToken(16), { type: argon2.argon2id });
-  const hash = account?.passwordHash ?? (await decoyHash);
-  const valid = (await argon2.verify(hash, password).catch(() => false)) && Boolean(account?.passwordHash);
+  const stored = account?.passwordHash ?? (await decoyHash);
+  const valid = (await argon2.verify(stored, password).catch(() => false)) && Boolean(account?.passwordHash);
   if (!account || !valid) throw new UnauthenticatedError('The email or password is not correct.');
   await limits.reset('login_client', clientKey);
   return openSession(em, account.id);

@@ -178,20 +178,20 @@ export async function authenticateApiKey(
       'The X-API-Key header does not hold a valid API key (ek_live_… or ek_test_…).',
     );
   }
-  const hash = hashApiKey(key);
-  const cached = cache?.apiKey(hash);
+  const keyHash = hashApiKey(key);
+  const cached = cache?.apiKey(keyHash);
   if (cached) return { ...cached };
   const generation = cache?.generation() ?? 0;
   const manager = typeof em === 'function' ? em() : em;
   // A prepared statement, not an ORM query (server/db/prepared.ts).
-  const [row] = await runSql<KeyRow>(manager, FIND_KEY_SQL, [hash]);
+  const [row] = await runSql<KeyRow>(manager, FIND_KEY_SQL, [keyHash]);
   if (!row) throw new UnauthenticatedError('This API key is not recognised.');
   if (row.revoked) throw new UnauthenticatedError('This API key has been revoked.');
   // last_used_at is informational: written at most once a minute per key (and looked at only when the cache
   // asks the database, every 10 s at most), so reads stay reads.
   if (row.stale) await manager.nativeUpdate(ApiKey, { id: row.id }, { lastUsedAt: new Date() });
   const principal: Principal = { accountId: row.account_id, mode: row.mode, apiKeyId: row.id };
-  cache?.rememberApiKey(hash, principal, generation);
+  cache?.rememberApiKey(keyHash, principal, generation);
   return principal;
 }
 
