@@ -32,6 +32,7 @@ import { startHousekeeping } from './jobs/housekeeping.ts';
 import { JobQueue } from './jobs/queue.ts';
 import { purgeExpiredReports, RETENTION_INTERVAL_MS } from './jobs/retention.ts';
 import { failStaleReports } from './jobs/sweeper.ts';
+import { onResponseClosed } from './lib/responseClosed.ts';
 import type { ServiceContext } from './services/context.ts';
 import { ReadCache } from './services/readCache.ts';
 import { createWebhookQueue, DeliveryWorker } from './webhooks/delivery.ts';
@@ -188,7 +189,7 @@ export async function startService(
     let inFlight = 0;
     server.on('request', (_req, res) => {
       inFlight++;
-      res.once('close', () => inFlight--);
+      onResponseClosed(res, () => inFlight--);
     });
 
     const { port } = server.address() as AddressInfo;

@@ -8,6 +8,7 @@
  */
 import type { Context, Next } from 'koa';
 import { type DestinationStream, type Logger, pino } from 'pino';
+import { onResponseClosed } from '../lib/responseClosed.ts';
 import { routeTemplate, sentStatus } from './metrics.ts';
 
 /** How long an access line may wait in memory before it is written. */
@@ -85,7 +86,7 @@ export function accessLog(logger: Logger) {
     // Logged when the response is over, with the status Node actually sent: an error thrown outside the
     // problem mapping (Koa's own 500) or a stream that fails after the headers would otherwise be logged
     // with the status the handler had set.
-    ctx.res.once('close', () => {
+    onResponseClosed(ctx.res, () => {
       log.info(
         {
           requestId: ctx.response.get('X-Request-Id') || undefined,

@@ -4,6 +4,7 @@
  * the number of series.
  */
 import type { Context, Next } from 'koa';
+import { onResponseClosed } from '../lib/responseClosed.ts';
 import { httpRequestDuration } from '../observability/metrics.ts';
 
 /** Paths answered outside @koa/router that are their own route. */
@@ -34,7 +35,7 @@ export function metricsMiddleware() {
   return async function measure(ctx: Context, next: Next): Promise<void> {
     const end = httpRequestDuration.startTimer();
     // Observed when the response is over, with the status actually sent (see accessLog).
-    ctx.res.once('close', () => {
+    onResponseClosed(ctx.res, () => {
       end({ method: ctx.method, route: routeTemplate(ctx), status: String(sentStatus(ctx)) });
     });
     await next();
