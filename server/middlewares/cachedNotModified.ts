@@ -11,6 +11,7 @@
 import type { Context, Next } from 'koa';
 import { cachedPrincipal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { hasRequestBody } from './closeUnreadBody.ts';
 import { matchesIfNoneMatch, notModified } from './conditional.ts';
 import { budgetSpender, setRateLimitHeaders } from './rateLimit.ts';
 
@@ -25,10 +26,8 @@ export function cachedNotModified(services: Pick<ServiceContext, 'readCache'>) {
     if (!cache || ctx.method !== 'GET') return next();
     const ifNoneMatch = ctx.get('If-None-Match');
     if (!ifNoneMatch) return next();
-    const { headers } = ctx.req;
     // A body sent with the GET: the routers' path reads (or closes) it (closeUnreadBody.ts).
-    if (headers['transfer-encoding'] !== undefined || Number(headers['content-length'] ?? 0) > 0)
-      return next();
+    if (hasRequestBody(ctx.req)) return next();
     const id = REPORT_PATH.exec(ctx.path)?.[1];
     if (id === undefined) return next();
     const principal = cachedPrincipal(cache, ctx.get('X-API-Key') || undefined);

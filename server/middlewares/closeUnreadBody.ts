@@ -3,15 +3,18 @@
  * its connection (`Connection: close`): otherwise the socket would stay open while the client keeps sending
  * a body nobody reads, and the next request on it would start in the middle of that body.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context, Next } from 'koa';
+
+/** Whether the request says it carries a body (a length above 0, or chunks). */
+export function hasRequestBody(req: IncomingMessage): boolean {
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+}
 
 export async function closeUnreadBody(ctx: Context, next: Next): Promise<void> {
   try {
     await next();
   } finally {
-    const { req } = ctx;
-    const hasBody =
-      Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !req.complete) ctx.set('Connection', 'close');
+    if (hasRequestBody(ctx.req) && !ctx.req.complete) ctx.set('Connection', 'close');
   }
 }
