@@ -18,3 +18,24 @@ export async function runSql<R = Record<string, unknown>>(
   const result = await executor.executeQuery<R>(CompiledQuery.raw(sql, [...params]));
   return result.rows;
 }
+
+/** PostgreSQL's SQLSTATE of a failed statement (node-postgres' and PGlite's errors carry it as `code`). */
+export function sqlState(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/**
+ * Runs `statement` (one statement or transaction of its own) again when PostgreSQL ended it as a deadlock's
+ * victim (SQLSTATE 40P01), at most `attempts` times in all. A deadlock is a race, not a fault of the request:
+ * the other transaction goes on once this one is aborted, and running this one again waits for it as usual.
+ */
+export async function retryingDeadlocks<T>(statement: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await statement();
+    } catch (error) {
+      if (attempt >= attempts || sqlState(error) !== '40P01') throw error;
+    }
+  }
+}

@@ -27,7 +27,7 @@ import {
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
 import { prepared } from '../db/prepared.ts';
-import { runSql } from '../db/sql.ts';
+import { runSql, sqlState } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
@@ -341,6 +341,11 @@ export async function analyseReport(
     endJob();
     return completed ? 'completed' : undefined;
   } catch (error) {
+    // The report was deleted during the attempt (its rows' foreign keys refuse them): nothing is left to analyse.
+    if (sqlState(error) === FOREIGN_KEY_VIOLATION && !(await reportExists(em, data.reportId))) {
+      logger.info(data, 'the report was deleted while it was being analysed; the job ends');
+      return;
+    }
     if (error instanceof PermanentJobError) {
       await markFailed(ctx, data, `The report could not be analysed: ${error.message}.`);
       return;
@@ -355,6 +360,12 @@ export async function analyseReport(
       .catch(() => undefined);
     throw error;
   }
+}
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+async function reportExists(em: EntityManager, reportId: string): Promise<boolean> {
+  return (await runSql(em, 'select 1 from reports where id = $1', [reportId])).length > 0;
 }
 
 /**

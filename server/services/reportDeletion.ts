@@ -4,8 +4,11 @@
  * analysis results, task (with the stored submission) and share link (a column of the row) — through the
  * foreign keys' ON DELETE CASCADE; anything later tables hang off a report should cascade the same way.
  * A report still pending loses its job's work: the job finds no task and ends without writing anything.
+ * A deletion that races a job's statement on the same report can deadlock with it (the deletion locks the report,
+ * then its task through the cascade; the job's claim locks the task, then the report through its statements'
+ * foreign key): PostgreSQL aborts one of the two, and the deletion is run again (retryingDeadlocks), never a 500.
  */
-import { runSql } from '../db/sql.ts';
+import { retryingDeadlocks, runSql } from '../db/sql.ts';
 import { NotFoundError } from '../errors.ts';
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from './apiKeys.ts';
@@ -31,11 +34,9 @@ export async function deleteReport(
   reportId: string,
 ): Promise<string> {
   if (!isUuid(reportId)) throw new NotFoundError('report', reportId);
-  const rows = await runSql(ctx.db.orm.em.fork(), DELETE_OWNED_SQL, [
-    reportId,
-    principal.accountId,
-    principal.mode,
-  ]);
+  const rows = await retryingDeadlocks(() =>
+    runSql(ctx.db.orm.em.fork(), DELETE_OWNED_SQL, [reportId, principal.accountId, principal.mode]),
+  );
   if (rows.length === 0) throw new NotFoundError('report', reportId);
   forgetReports([reportId]);
   return reportId;
@@ -45,7 +46,9 @@ export async function deleteReport(
 export async function purgeReportsCreatedBefore(ctx: ServiceContext, cutoff: Date): Promise<number> {
   let total = 0;
   for (;;) {
-    const rows = await runSql<{ id: string }>(ctx.db.orm.em.fork(), PURGE_BATCH_SQL, [cutoff, PURGE_BATCH]);
+    const rows = await retryingDeadlocks(() =>
+      runSql<{ id: string }>(ctx.db.orm.em.fork(), PURGE_BATCH_SQL, [cutoff, PURGE_BATCH]),
+    );
     forgetReports(rows.map((row) => row.id));
     total += rows.length;
     if (rows.length < PURGE_BATCH) return total;

@@ -18,6 +18,7 @@ import {
   userPayload,
 } from '../helpers/fakeOpenAi.ts';
 import { graphql } from '../helpers/graphql.ts';
+import { until } from '../helpers/process.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
 const API = '/api/v1/developer';
@@ -261,6 +262,39 @@ describe('AI step resilience', () => {
     } finally {
       await tight.close();
     }
+  });
+
+  it('ends the job, without a retry, when the report is deleted while the model writes', async () => {
+    const key = await service.newKey('live');
+    fake.reset(({ body }) => ({ ...free({ body }), delayMs: 300 }));
+    const submitted = await service.request(`${API}/reports/financial`, {
+      method: 'POST',
+      key,
+      body: { ...fixture('general_new-3y'), ai_auto_analysis: 1 },
+    });
+    expect(submitted.status).toBe(202);
+    await until('the AI step to call the model', async () => fake.requests.length > 0 || undefined, 10_000);
+    const deleted = await service.request(`${API}/reports/${submitted.body.report_id}`, {
+      method: 'DELETE',
+      key,
+    });
+    expect(deleted.status).toBe(204);
+    // The attempt ends once the model has answered: its assemble finds the report gone.
+    const job = await until(
+      'the analysis job to end its attempt',
+      async () => {
+        const [row] = await service.services.db.orm.em
+          .fork()
+          .getConnection()
+          .execute<Array<{ state: string; retry_count: number }>>(
+            `select state, retry_count from pgboss.job where name = 'report-analysis' and data->>'reportId' = ?`,
+            [submitted.body.report_id],
+          );
+        return row && row.state !== 'active' && row.state !== 'created' ? row : undefined;
+      },
+      15_000,
+    );
+    expect(job).toEqual({ state: 'completed', retry_count: 0 });
   });
 
   it('counts a 429 that outlasts its retries as a failure: the breaker opens', async () => {

@@ -99,6 +99,49 @@ describe('operations (one process)', () => {
       }
     });
 
+    it('answers 204, not 500, when PostgreSQL ends it as the victim of a deadlock with a job’s statement', async () => {
+      const { report_id: reportId } = await submit(service, key);
+      expect((await waitForReport(service, key, reportId)).body.status).toBe('success');
+      // What a job's claim does (claimAndStoreCtes): lock the task, then store statements — whose foreign key
+      // locks the report. The deletion locks the report, then the task through the cascade.
+      const job = await connect(service.db.databaseUrl!);
+      const watcher = await connect(service.db.databaseUrl!);
+      try {
+        await job.query('begin');
+        await job.query('update tasks set updated_at = now() where report_id = $1', [reportId]);
+        const deleting = service.request(`/api/v1/developer/reports/${reportId}`, { method: 'DELETE', key });
+        await until(
+          'the deletion to wait for the task',
+          async () =>
+            (
+              await watcher.query(
+                `select 1 from pg_stat_activity
+                  where wait_event_type = 'Lock' and query like '%delete from reports where id = $1%'`,
+              )
+            ).rowCount === 1 || undefined,
+          10_000,
+        );
+        // Waits for the deletion's lock on the report: a deadlock, which PostgreSQL breaks by aborting the
+        // deletion (it has waited longer, so its check runs first).
+        await job.query(
+          `insert into statements (report_id, fiscal_year, sheet_type, lines) values ($1, 1900, 'income', '{}')`,
+          [reportId],
+        );
+        await job.query('rollback');
+        const deleted = await deleting;
+        expect(deleted.status, deleted.text).toBe(204);
+        expect(await rowsOf(service, reportId)).toEqual({
+          reports: 0,
+          statements: 0,
+          analysis_results: 0,
+          tasks: 0,
+        });
+      } finally {
+        await job.end();
+        await watcher.end();
+      }
+    });
+
     it('over GraphQL with an API key and with a console session', async () => {
       const DELETE = 'mutation Delete($id: ID!) { deleteReport(reportId: $id) }';
       const { report_id: first } = await submit(service, key);
