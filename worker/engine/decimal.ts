@@ -77,10 +77,121 @@ export function mul(a: Num, b: Num): Num {
   return a === null || b === null ? null : a.times(b);
 }
 
+/** 10^0 … 10^100 as BigInts. */
+const BIG_POWERS_OF_TEN = Array.from({ length: 101 }, (_, n) => 10n ** BigInt(n));
+const WORDS_2 = 10n ** 14n;
+const DECIMAL_PROTOTYPE: object = Dec.prototype;
+/** The most digit words of an operand `divide` takes (56 digits); longer ones go to decimal.js. */
+const MAX_WORDS = 8;
+
+/** The number of decimal digits of a digit word (1 … 9,999,999). */
+function wordDigits(word: number): number {
+  return word < 1e4
+    ? word < 100
+      ? word < 10
+        ? 1
+        : 2
+      : word < 1e3
+        ? 3
+        : 4
+    : word < 1e6
+      ? word < 1e5
+        ? 5
+        : 6
+      : 7;
+}
+
+/** The integer whose digits are a Decimal's digit words, written one after another. */
+function coefficient(words: readonly number[]): bigint {
+  // Two words at a time where it can: a Number below 10^14 is exact, and half the BigInt operations.
+  const odd = words.length % 2;
+  let c = BigInt(odd ? words[0]! : words[0]! * 1e7 + words[1]!);
+  for (let i = odd ? 1 : 2; i < words.length; i += 2)
+    c = c * WORDS_2 + BigInt(words[i]! * 1e7 + words[i + 1]!);
+  return c;
+}
+
+/**
+ * a ÷ b, the same Decimal as `a.dividedBy(b)` — decimal.js's quotient correctly rounded half-up to `Dec`'s 40
+ * significant digits — from one BigInt division instead of decimal.js's long division in base 10^7 (≈ 1 µs
+ * against ≈ 3.5 µs; divisions were a quarter of the engine's time). b must not be zero.
+ *
+ * Why it is the same value: |a| = A × 10^x and |b| = B × 10^y with A and B the integers of their digit words
+ * (na and nb digits). Q = ⌊A × 10^k ÷ B⌋ with k = 41 − na + nb (at least 0) has 41 or 42 digits, all exact digits of
+ * |a ÷ b| = (A × 10^k ÷ B) × 10^(x − y − k). Rounding half-up to 40 digits looks only at the digits dropped: they
+ * are at least one half of the last kept digit exactly when Q's own dropped digits are (what lies below Q, the
+ * division's remainder, is less than one unit of Q's last digit, so it cannot lift a dropped part below one half
+ * to it — units of Q are integers and one half of a power of ten ≥ 10 is an integer too). The result is then
+ * written as decimal.js writes every value (see roundedCents): words aligned on multiples of 7 in the exponent,
+ * the last word's unused digits zero, no trailing zero words. Zero, non-finite and over-long operands are
+ * decimal.js's own. test/unit/engineDivide.test.ts compares the two on random and edge operands.
+ */
+export function divide(a: Decimal, b: Decimal): Decimal {
+  const ad = a.d;
+  const bd = b.d;
+  if (!ad || !bd || ad[0] === 0 || bd[0] === 0 || ad.length > MAX_WORDS || bd.length > MAX_WORDS)
+    return a.dividedBy(b);
+  const na = wordDigits(ad[0]!) + 7 * (ad.length - 1);
+  const nb = wordDigits(bd[0]!) + 7 * (bd.length - 1);
+  const k = Math.max(0, 41 - na + nb);
+  // Q's digits: 41 or 42 of them.
+  const text = ((coefficient(ad) * BIG_POWERS_OF_TEN[k]!) / coefficient(bd)).toString();
+  // The exponent of the quotient's leading digit: |a ÷ b| = Q × 10^(x − y − k), x = a.e − na + 1, y = b.e − nb + 1.
+  let e = text.length - 1 + (a.e - na + 1) - (b.e - nb + 1) - k;
+  // Q's first 40 digits as digit words; the leading word holds the digits down to 10^(7⌊e/7⌋).
+  const lead = e - 7 * Math.floor(e / 7) + 1;
+  let words: number[] = [];
+  let word = 0;
+  let count = 0;
+  let size = lead;
+  for (let i = 0; i < 40; i++) {
+    word = word * 10 + text.charCodeAt(i) - 48;
+    if (++count === size) {
+      words.push(word);
+      word = 0;
+      count = 0;
+      size = 7;
+    }
+  }
+  let last = 1;
+  if (count > 0) {
+    last = 10 ** (7 - count);
+    words.push(word * last);
+  }
+  // Half-up: one more in the 40th digit when the 41st is 5 or more, carried through the words.
+  if (text.charCodeAt(40) >= 53) {
+    let i = words.length - 1;
+    words[i] = words[i]! + last;
+    while (i > 0 && words[i]! >= 1e7) {
+      words[i] = words[i]! - 1e7;
+      i--;
+      words[i] = words[i]! + 1;
+    }
+    // Every digit was a 9: the quotient rounds up to the next power of ten.
+    if (words[0]! >= 10 ** lead) {
+      e++;
+      words = [10 ** (e - 7 * Math.floor(e / 7))];
+    }
+  }
+  while (words[words.length - 1] === 0) words.pop();
+  // A Decimal as decimal.js's constructor makes one from another (the same own properties, in the same order).
+  const quotient = Object.create(DECIMAL_PROTOTYPE) as {
+    constructor: unknown;
+    s: number;
+    e: number;
+    d: number[];
+  };
+  quotient.constructor = Dec;
+  quotient.s = a.s * b.s;
+  quotient.e = e;
+  quotient.d = words;
+  return quotient as unknown as Decimal;
+}
+
 /** a / b; null when either is missing or b is zero. */
 export function ratio(a: Num, b: Num): Num {
   if (a === null || b === null || b.isZero()) return null;
-  return a.dividedBy(b);
+  return divide(a, b);
 }
 
 /**
@@ -92,7 +203,7 @@ export function ratio(a: Num, b: Num): Num {
  */
 export function pct(a: Num, b: Num): Num {
   if (a === null || b === null || b.isZero()) return null;
-  return a.times(HUNDRED).dividedBy(b);
+  return divide(a.times(HUNDRED), b);
 }
 
 /**
@@ -103,7 +214,7 @@ export function pct(a: Num, b: Num): Num {
 export function pctOver(base: Num): (a: Num) => Num {
   if (base === null || base.isZero()) return () => null;
   const hundredth = base.times(ONE_HUNDREDTH);
-  return (a) => (a === null ? null : a.dividedBy(hundredth));
+  return (a) => (a === null ? null : divide(a, hundredth));
 }
 
 /** Yuan → 万元 (ten-thousand yuan). */
@@ -145,7 +256,7 @@ export function changeRate(current: Num, base: Num): Num {
 export function rateOfChange(change: Num, base: Num): Num {
   if (change === null || base === null || base.isZero()) return null;
   // ×100 ahead of the division, exact as in `pct` (the change is a computed value: at most 40 digits).
-  return change.times(HUNDRED).dividedBy(base.isNegative() ? base.negated() : base);
+  return divide(change.times(HUNDRED), base.isNegative() ? base.negated() : base);
 }
 
 /** Difference of two percentages, in percentage points. */
