@@ -28,7 +28,7 @@ export const NULL_REASONS: Readonly<Record<NullReason, string>> = {
 };
 
 const TINY = num(TINY_BASE_PCT);
-const HUNDRED = num(100);
+const ONE_HUNDREDTH = num('0.01');
 const MATERIAL_OF_ASSETS = num(MATERIAL_PCT_OF_ASSETS);
 const MATERIAL_OF_REVENUE = num(MATERIAL_PCT_OF_REVENUE);
 
@@ -41,8 +41,24 @@ const MATERIAL_OF_REVENUE = num(MATERIAL_PCT_OF_REVENUE);
  * a tenth of the engine's time.
  */
 function belowPercentOf(part: Decimal, percent: Decimal, whole: Decimal): boolean {
-  return part.abs().times(HUNDRED).lessThan(percent.times(whole));
+  // |part| × 100 < percent × whole  ⇔  −t < part < t with t = percent × whole ÷ 100 — exact, a shift of the
+  // product's digits — made once per whole (a year's total assets or revenue, the same Decimal for every line).
+  let byWhole = THRESHOLDS.get(percent);
+  if (byWhole === undefined) {
+    byWhole = new WeakMap();
+    THRESHOLDS.set(percent, byWhole);
+  }
+  let threshold = byWhole.get(whole);
+  if (threshold === undefined) {
+    const t = percent.times(whole).times(ONE_HUNDREDTH);
+    threshold = { below: t, above: t.negated() };
+    byWhole.set(whole, threshold);
+  }
+  return part.lessThan(threshold.below) && part.greaterThan(threshold.above);
 }
+
+/** belowPercentOf's thresholds, by percent (a few constants) and whole. */
+const THRESHOLDS = new Map<Decimal, WeakMap<Decimal, { below: Decimal; above: Decimal }>>();
 
 /** Why a change rate from `base` to `current` is not meaningful against the statement's `scale`; null if it is. */
 export function growthNullReason(current: Num, base: Num, scale: Num): NullReason | null {

@@ -1,16 +1,15 @@
 /**
- * The engine's division (one BigInt division) against decimal.js's own `dividedBy` at the engine's precision: every
- * quotient must be the very same Decimal — sign, exponent and digit words — so that nothing computed from it moves.
+ * The engine's own division (one BigInt division) and its parse of amounts against decimal.js's `dividedBy` at the
+ * engine's precision and its constructor: every value must be the very same Decimal — sign, exponent and digit
+ * words — so that nothing computed from it moves.
  */
 import type { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Dec, divide } from '../../worker/engine/decimal.ts';
+import { Dec, divide, parseAmount, pct, rateOfChange } from '../../worker/engine/decimal.ts';
 
-const expectSame = (a: Decimal, b: Decimal) => {
-  const fast = divide(a, b);
-  const reference = a.dividedBy(b);
-  const what = `${a.toString()} ÷ ${b.toString()}`;
+/** `fast` is the very Decimal `reference` is. */
+const expectIdentical = (fast: Decimal, reference: Decimal, what: string) => {
   expect({ s: fast.s, e: fast.e, d: fast.d }, what).toEqual({
     s: reference.s,
     e: reference.e,
@@ -20,6 +19,29 @@ const expectSame = (a: Decimal, b: Decimal) => {
   expect(fast.constructor, what).toBe(Dec);
   expect(Object.keys(fast), what).toEqual(Object.keys(reference));
   expect(fast.precision(true), what).toBe(reference.precision(true));
+};
+
+/** divide, pct and rateOfChange give what decimal.js alone gives for a ÷ b, (a × 100) ÷ b and (a × 100) ÷ |b|. */
+const expectSame = (a: Decimal, b: Decimal) => {
+  const what = `${a.toString()} ÷ ${b.toString()}`;
+  expectIdentical(divide(a, b), a.dividedBy(b), what);
+  expectIdentical(pct(a, b)!, a.times(100).dividedBy(b), `${what} in %`);
+  expectIdentical(rateOfChange(a, b)!, a.times(100).dividedBy(b.abs()), `${what} as a rate of change`);
+};
+
+/** parseAmount reads `text` as decimal.js alone reads it (trimmed; null where that fails or is not finite). */
+const expectParsedAlike = (text: string) => {
+  const reference = (() => {
+    try {
+      const d = new Dec(text.trim());
+      return d.isFinite() ? d : null;
+    } catch {
+      return null;
+    }
+  })();
+  const parsed = parseAmount(text);
+  if (reference === null || parsed === null) expect(parsed, text).toBe(reference);
+  else expectIdentical(parsed, reference, text);
 };
 
 /** A decimal's text: up to `maxDigits` significant digits, a sign, anywhere from 10^−30 to 10^30. */
@@ -67,11 +89,11 @@ describe('divide', () => {
   it('is decimal.js’s quotient for random amounts, 40-digit computed values and their quotients', () => {
     fc.assert(
       fc.property(decimalText(24), decimalText(24), (a, b) => expectSame(new Dec(a), new Dec(b))),
-      { numRuns: 5_000 },
+      { numRuns: 2_000 },
     );
     fc.assert(
       fc.property(decimalText(56), decimalText(56), (a, b) => expectSame(new Dec(a), new Dec(b))),
-      { numRuns: 5_000 },
+      { numRuns: 2_000 },
     );
     // What the engine divides next: quotients (40 digits) by amounts and by other quotients.
     fc.assert(
@@ -81,7 +103,52 @@ describe('divide', () => {
         expectSame(new Dec(c), q);
         expectSame(q.times(100), q.plus(1));
       }),
-      { numRuns: 5_000 },
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('parses amounts into the Decimal decimal.js’s constructor makes', () => {
+    for (const text of [
+      '0',
+      '-0',
+      '0.00',
+      '1000',
+      '1000.00',
+      '-1234567.89',
+      '0.005',
+      '-0.0000001',
+      '.5',
+      '12.',
+      '007.50',
+      '1234567',
+      '12345678',
+      '99999999999999999999.99',
+      '123456789012345678901234567890123456789012345678901234567890',
+      '1234567890123456789012345678901234567890123456789012345678901',
+      ' 12.5',
+      '12.5 ',
+      '',
+      '  ',
+      '.',
+      '-',
+      '-.',
+      '+1',
+      '1e5',
+      '1.2.3',
+      '12a',
+      'Infinity',
+      'NaN',
+    ])
+      expectParsedAlike(text);
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.stringMatching(/^[0-9]{0,30}$/),
+        fc.option(fc.stringMatching(/^[0-9]{0,30}$/)),
+        (negative, whole, fraction) =>
+          expectParsedAlike(`${negative ? '-' : ''}${whole}${fraction === null ? '' : `.${fraction}`}`),
+      ),
+      { numRuns: 10_000 },
     );
   });
 });
