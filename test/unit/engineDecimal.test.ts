@@ -6,7 +6,7 @@
 import type { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Dec, divide, parseAmount, pct, rateOfChange } from '../../worker/engine/decimal.ts';
+import { Dec, divide, parseAmount, pct, rateOfChange, toWan } from '../../worker/engine/decimal.ts';
 
 /** `fast` is the very Decimal `reference` is. */
 const expectIdentical = (fast: Decimal, reference: Decimal, what: string) => {
@@ -54,7 +54,7 @@ const decimalText = (maxDigits: number) =>
     )
     .map(([negative, digits, exponent]) => `${negative ? '-' : ''}${digits}e${exponent}`);
 
-describe('divide', () => {
+describe('the engine’s decimal fast paths', () => {
   it('is decimal.js’s quotient on ties, exact quotients, carries to a new power of ten and sign', () => {
     const cases: Array<[string, string]> = [
       ['450', '100'],
@@ -149,6 +149,32 @@ describe('divide', () => {
           expectParsedAlike(`${negative ? '-' : ''}${whole}${fraction === null ? '' : `.${fraction}`}`),
       ),
       { numRuns: 10_000 },
+    );
+  });
+
+  it('converts to 万元 as decimal.js’s times(0.0001) does, digit for digit', () => {
+    const same = (text: string) => {
+      const value = new Dec(text);
+      expectIdentical(toWan(value)!, value.times('0.0001'), text);
+    };
+    for (const text of [
+      '1',
+      '-1',
+      '10000',
+      '123456789.12',
+      '0.0001',
+      '9999999',
+      '99999999999999999999.99',
+      '1e-30',
+    ])
+      same(text);
+    // 40 digits (a computed value) shift exactly; 41 and more are rounded by decimal.js's multiplication.
+    same('1234567890123456789012345678901234567890');
+    same('12345678901234567890123456789012345678905');
+    same('123456789012345678901234567890123456789012345678901234567890');
+    fc.assert(
+      fc.property(decimalText(44), (text) => same(text)),
+      { numRuns: 2_000 },
     );
   });
 });

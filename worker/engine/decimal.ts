@@ -295,7 +295,28 @@ export function pctOver(base: Num): (a: Num) => Num {
 
 /** Yuan → 万元 (ten-thousand yuan). */
 export function toWan(a: Num): Num {
-  return a === null ? null : a.times(ONE_TEN_THOUSANDTH);
+  return a === null ? null : (shifted(a, -4) ?? a.times(ONE_TEN_THOUSANDTH));
+}
+
+/**
+ * a × 10^places as `times` computes it for a value of at most 40 significant digits, where the product is exact:
+ * the same digits with the exponent moved, rewritten into words aligned for the new exponent (≈ 0.15 µs against
+ * ≈ 0.7 µs for decimal.js's multiplication; toWan runs ≈ 550 times a report). Undefined for zero, non-finite and
+ * longer values, which decimal.js multiplies (and rounds).
+ */
+function shifted(a: Decimal, places: number): Decimal | undefined {
+  const words = a.d;
+  if (!words || words[0] === 0 || words.length > 6) return undefined;
+  let text = String(words[0]);
+  for (let i = 1; i < words.length; i++) {
+    const word = String(words[i]);
+    text += '0000000'.slice(word.length) + word;
+  }
+  let end = text.length;
+  while (text.charCodeAt(end - 1) === 48) end--;
+  if (end > 40) return undefined;
+  const e = a.e + places;
+  return decimalOf(a.s, e, digitWords(text, 0, end, leadDigits(e)));
 }
 
 /**
