@@ -73,7 +73,11 @@ describe('share page in Chromium', () => {
     const step = await page.evaluate(() => window.innerHeight);
     for (let y = 0; y < height; y += step) {
       await page.evaluate((top) => window.scrollTo({ top, behavior: 'instant' }), y);
-      await page.waitForTimeout(60);
+      // Two animation frames: the page has rendered at this position, so the IntersectionObserver has seen
+      // what is in view (a fixed 60 ms wait let a loaded machine scroll past a chart before any frame).
+      await page.evaluate(
+        () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
+      );
     }
     await page.waitForFunction(() =>
       [...document.querySelectorAll('.chart')].every((c) => c.querySelector('canvas')),
