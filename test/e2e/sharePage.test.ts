@@ -10,7 +10,14 @@ import { AnalysisResult } from '../../server/db/entities/analysisResult.entity.t
 import { Report } from '../../server/db/entities/report.entity.ts';
 import type { SharedReport } from '../../web/src/api/types.ts';
 import { chartForItem } from '../../web/src/charts/registry.ts';
-import { ARTIFACTS, DESKTOP, launchChromium, PHONE, requireChromium } from '../helpers/browser.ts';
+import {
+  ARTIFACTS,
+  DESKTOP,
+  launchChromium,
+  nextFrames,
+  PHONE,
+  requireChromium,
+} from '../helpers/browser.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
 const SECTION_LABELS = [
@@ -75,9 +82,7 @@ describe('share page in Chromium', () => {
       await page.evaluate((top) => window.scrollTo({ top, behavior: 'instant' }), y);
       // Two animation frames: the page has rendered at this position, so the IntersectionObserver has seen
       // what is in view (a fixed 60 ms wait let a loaded machine scroll past a chart before any frame).
-      await page.evaluate(
-        () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
-      );
+      await nextFrames(page);
     }
     await page.waitForFunction(() =>
       [...document.querySelectorAll('.chart')].every((c) => c.querySelector('canvas')),

@@ -21,6 +21,7 @@ import {
   axeViolations,
   DESKTOP,
   launchChromium,
+  nextFrames,
   PHONE,
   requireChromium,
 } from '../helpers/browser.ts';
@@ -290,13 +291,14 @@ describe('share page for a credit officer', () => {
     const firstCell = table.locator('tbody th.sticky').first();
     const before = await firstCell.boundingBox();
     await scroller.evaluate((e) => e.scrollTo({ left: e.scrollWidth }));
-    await page.waitForTimeout(100);
+    // The scroll event fires at the next rendering step: wait for frames, not a fixed time (a loaded machine).
+    await nextFrames(page);
     const after = await firstCell.boundingBox();
     expect(after!.x).toBeCloseTo(before!.x, 0);
     // The last column (the oldest year) is now in view, and the cue is gone.
     const change = await table.locator('thead th').last().boundingBox();
     expect(change!.x + change!.width).toBeLessThanOrEqual(375);
-    expect(await table.locator('.scroll-cue').count()).toBe(0);
+    await table.locator('.scroll-cue').waitFor({ state: 'detached', timeout: 5_000 });
     await page.screenshot({ path: `${ARTIFACTS}reading-phone-table.png` });
     await page.context().close();
   });

@@ -54,3 +54,13 @@ export const PHONE: BrowserContextOptions = {
 export function axeViolations(page: Page): AxeBuilder {
   return new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ['violations'] });
 }
+
+/**
+ * Resolves once the page has rendered twice: what a scroll changed (IntersectionObserver, scroll events) has
+ * been seen by the page. A fixed wait is not enough on a loaded machine, where no frame may fall within it.
+ */
+export function nextFrames(page: Page): Promise<void> {
+  return page.evaluate(
+    () => new Promise<void>((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))),
+  );
+}
