@@ -732,6 +732,13 @@ describe('webhook limits and revocation, per account', () => {
     const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
     expect(sent.status).toBe(202);
     await receiver.waitFor('/pending', 1);
+    // The receiver has the test event; its attempt settles a moment later (until then it is a sixth one pending).
+    let detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    for (let i = 0; i < 40 && detail.body.status !== 'delivered'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
+    }
+    expect(detail.body.status).toBe('delivered');
     // Five report events still pending (recorded directly: receivers that keep failing leave them so for hours).
     await service.services.db.orm.em
       .fork()
