@@ -76,6 +76,9 @@ interface Round {
   loadGenerator: number;
   idlePct: number;
   stealPct: number;
+  reportsIdlePct: number;
+  drainIdlePct: number;
+  drainSeconds: number;
   transactions: number;
   rowsWritten: number;
   storedBytes: number;
@@ -108,6 +111,9 @@ async function oneRound(root: string): Promise<Round> {
           loadGenerator: c.loadGenerator,
           idlePct: c.idlePct,
           stealPct: c.stealPct,
+          reportsIdlePct: c.reportsIdlePct,
+          drainIdlePct: c.drainIdlePct,
+          drainSeconds: c.drainSeconds,
           transactions: run.db!.transactions,
           rowsWritten: run.db!.rowsWritten,
           storedBytes: storage.report,
@@ -163,7 +169,9 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
         console.log(
           `  round ${i + 1}, ${which}: ${round.perSecond.toFixed(1)} reports/s, ${round.total.toFixed(1)} ms CPU per report ` +
             `(service ${(round.serviceMain + round.serviceOther).toFixed(1)}, PostgreSQL ${round.postgres.toFixed(1)}), ` +
-            `idle ${round.idlePct.toFixed(1)} %, steal ${round.stealPct.toFixed(1)} %${round.webhook ? '' : ', no webhooks in this build'}`,
+            `idle ${round.idlePct.toFixed(1)} % (${round.reportsIdlePct.toFixed(1)} % while reports ran, ` +
+            `${round.drainIdlePct.toFixed(1)} % over ${round.drainSeconds.toFixed(1)} s of webhook deliveries after them), ` +
+            `steal ${round.stealPct.toFixed(1)} %${round.webhook ? '' : ', no webhooks in this build'}`,
         );
       }
     }
@@ -197,6 +205,16 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
   console.log(
     `\nmachine idle / steal % during the sustained runs — this: ${idle(mine)}; that: ${idle(theirs)}`,
   );
+  // The whole run's idle share includes the webhook deliveries that finish after the last report (their drain,
+  // paced by the per-account delivery cap, mostly waiting): apart, the idle share while reports ran.
+  const split = (rows: Round[]) =>
+    rows
+      .map(
+        (r) =>
+          `${fmt(r.reportsIdlePct, 1)} (drain ${fmt(r.drainSeconds, 1)} s at ${fmt(r.drainIdlePct, 0)} %)`,
+      )
+      .join(', ');
+  console.log(`machine idle % while reports ran — this: ${split(mine)}; that: ${split(theirs)}`);
   const engine = options.engineMs;
   console.log(
     `engine alone (this build, in process): ${engine.toFixed(2)} ms CPU per report; whole (service + PostgreSQL) ÷ engine: ` +

@@ -102,9 +102,19 @@ export interface CpuPerReport {
   postgres: number;
   /** This process: the submitters, the completion poll and the webhook receiver. */
   loadGenerator: number;
-  /** Share of the machine's CPU time (all cores) that was idle, and stolen by the hypervisor, during the run (%). */
+  /**
+   * Share of the machine's CPU time (all cores) that was idle, and stolen by the hypervisor, during the run (%):
+   * until the last report finished and its webhooks were delivered.
+   */
   idlePct: number;
   stealPct: number;
+  /**
+   * The same idle share while reports were submitted and analysed (until none was pending), and over the webhook
+   * deliveries still running after that (their drain), with the drain's length (s; 0 without webhooks).
+   */
+  reportsIdlePct: number;
+  drainIdlePct: number;
+  drainSeconds: number;
 }
 
 /** The machine's CPU time so far, from the first line of /proc/stat (in clock ticks). */
@@ -430,6 +440,7 @@ export async function sustained(
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const elapsedMs = performance.now() - started;
+    const reportsDone = machineTicks();
     // The webhook deliveries finish after their reports: their cost is part of a report's, not of throughput.
     if (service.webhook && delivered) {
       const until = Date.now() + 60_000;
@@ -454,6 +465,13 @@ export async function sustained(
             stealPct:
               (100 * (after.machine.steal - before.machine.steal)) /
               (after.machine.total - before.machine.total),
+            reportsIdlePct:
+              (100 * (reportsDone.idle - before.machine.idle)) / (reportsDone.total - before.machine.total),
+            drainIdlePct:
+              after.machine.total > reportsDone.total
+                ? (100 * (after.machine.idle - reportsDone.idle)) / (after.machine.total - reportsDone.total)
+                : 0,
+            drainSeconds: (performance.now() - started - elapsedMs) / 1000,
           }
         : undefined;
     const db = {
