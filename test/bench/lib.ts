@@ -447,6 +447,7 @@ export async function sustained(
       while (delivered() - deliveredBefore < submitted && Date.now() < until)
         await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    const drainMs = performance.now() - started - elapsedMs;
     const after = cpuSnapshot(pids);
     const own = process.cpuUsage(ownBefore);
     const postgresSeconds = await meter.stop();
@@ -471,7 +472,7 @@ export async function sustained(
               after.machine.total > reportsDone.total
                 ? (100 * (after.machine.idle - reportsDone.idle)) / (after.machine.total - reportsDone.total)
                 : 0,
-            drainSeconds: (performance.now() - started - elapsedMs) / 1000,
+            drainSeconds: drainMs / 1000,
           }
         : undefined;
     const db = {
