@@ -31,7 +31,7 @@ import { runSql, sqlState } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { DELIVERIES_INSERT_SQL, deliveryJobsCtes, emitReportEvent } from '../webhooks/delivery.ts';
+import { DELIVERIES_INSERT_SQL, emitReportEvent } from '../webhooks/delivery.ts';
 import { reportEvent, serialiseEvent } from '../webhooks/payload.ts';
 import { type AnalysisJobData, type AnalysisOutcome, fetchAsCte } from './queue.ts';
 
@@ -174,8 +174,8 @@ const assembleTexts = new WeakMap<object, Map<number, string>>();
 /**
  * Step 4 in one statement (for `items` rows): every item (a retried attempt overwrites an earlier one's), the
  * report's success and share token, the industry sets it used and its peer values, its report.succeeded delivery to each enabled
- * webhook endpoint of its account and mode (only when this statement moved it out of pending) with the delivery's
- * job, the job's own completion (fenced to the attempt: JobQueue.analysisCompletionCte), and the task's end, which
+ * webhook endpoint of its account and mode (only when this statement moved it out of pending; the delivery rows are
+ * the deliveries' queue), the job's own completion (fenced to the attempt: JobQueue.analysisCompletionCte), and the task's end, which
  * also drops the stored submission and the AI texts kept for a retry. It returns whether it completed the job.
  * Each item's values are parameters of their own: PostgreSQL then only checks each document, where one JSON array
  * of every item had to be taken apart (twice the database's CPU for this write). One statement instead of five
@@ -216,12 +216,12 @@ function assembleSql(ctx: ServiceContext, items: number): string {
     on conflict (endpoint_id, event_key) do nothing
     returning id
   ), peers as (${PEER_VALUES_INSERT_SQL('$1', '$13::jsonb', '$2')}
-  ), ${deliveryJobsCtes(ctx, 'delivery_job', 'deliveries', '$6')}, ${ctx.queue.analysisCompletionCte('job_done', '$11', '$12')}
+  ), ${ctx.queue.analysisCompletionCte('job_done', '$11', '$12')}
   update tasks
      set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null,
          ai_result = null
    where id = $3
-  returning (select count(*) from delivery_job_notified) as notified, (select count(*) from job_done)::int as completed`);
+  returning (select count(*) from job_done)::int as completed`);
   texts.set(items, text);
   return text;
 }

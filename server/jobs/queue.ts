@@ -290,10 +290,7 @@ export class JobQueue {
     return this.completionCte(ANALYSIS_QUEUE, cte, ids, attempts);
   }
 
-  /**
-   * The same completion for a job of queue `name`, which must share the analysis queue's table (the webhook
-   * deliveries' queue does: its attempt's settle statement completes its job, see server/webhooks/delivery.ts).
-   */
+  /** The same completion for a job of queue `name`, which must share the analysis queue's table. */
   completionCte(name: string, cte: string, ids: string, attempts: string): string {
     if (!this.#completion) throw new Error('the job queue has not started');
     const table = this.#tables.get(name);

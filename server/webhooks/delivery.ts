@@ -1,52 +1,52 @@
 /**
  * Webhook events and their delivery (docs/webhooks.md).
  *
- * An event is recorded as one delivery row per enabled endpoint of the report's account and mode, and a pg-boss
- * job per delivery, in the caller's transaction — the one that finishes (or fails) the report — so an event is
- * never lost and never sent for a report that did not finish (at least once; the unique (endpoint, event)
- * key makes a repeated emission deliver once). Each attempt is a job: POST the payload signed per Standard
- * Webhooks, within a hard deadline (connect, headers and whole body), redirects not followed, addresses checked
- * at connection (ssrf.ts). A 2xx delivers; 410 Gone disables the endpoint; anything else (or no answer) is
- * retried on RETRY_SCHEDULE_SECONDS, over ~27.6 hours, then the delivery is failed. Every attempt is logged.
+ * An event is recorded as one delivery row per enabled endpoint of the report's account and mode, in the caller's
+ * transaction — the one that finishes (or fails) the report — so an event is never lost and never sent for a report
+ * that did not finish (at least once; the unique (endpoint, event) key makes a repeated emission deliver once).
+ * The delivery rows are the queue: a pending delivery is due at `next_attempt_at`, and an attempt takes it by a
+ * lease (`attempt_started_at`) in the fetch that finds it. Each attempt POSTs the payload signed per Standard
+ * Webhooks, within a hard deadline (connect, headers and whole body), redirects not followed, addresses checked at
+ * connection (ssrf.ts). A 2xx delivers; 410 Gone disables the endpoint; anything else (or no answer) is retried on
+ * RETRY_SCHEDULE_SECONDS, over ~27.6 hours, then the delivery is failed. Every attempt is logged, by the one
+ * statement that settles it. A worker that dies mid-attempt leaves its lease to lapse (LEASE_SECONDS): the delivery
+ * is then taken again.
  *
- * Fairness: a job's pg-boss group is its account, and the workers fetch with a per-group cap (over every worker
- * process), so one account's backlog or slow receivers occupy at most `webhookAccountConcurrency` attempts while
- * other accounts' events take the free slots. Fresh events outrank retries (pg-boss priority), so a backlog
- * of retries never runs ahead of new events. The delivery worker (DeliveryWorker) runs many attempts at once
- * per process: they wait on receivers, not on the CPU.
+ * Fairness: a fetch takes, per account, at most `webhookAccountConcurrency` minus the account's attempts running
+ * (over every worker process, counted from the leases), so one account's backlog or slow receivers occupy at most
+ * that many attempts while other accounts' events take the free slots. It finds the accounts with deliveries
+ * pending through an index (a loose scan), and per account only the deliveries due: its cost grows with the
+ * accounts waiting, not with the deliveries queued. New events outrank retries (`priority`), so a backlog of
+ * retries never runs ahead of new events. The delivery worker (DeliveryWorker) runs many attempts at once per
+ * process: they wait on receivers, not on the CPU.
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { Transaction } from 'kysely';
-import type { Db, Job } from 'pg-boss';
 import { ormOptions } from '../db/database.ts';
 import { PreparingClient, prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
-import { fetchAsCte, preparedDb } from '../jobs/queue.ts';
 import { webhookDeliveries } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { type FinishedReport, reportEvent, serialiseEvent, type WebhookEvent } from './payload.ts';
 import { signatureHeader } from './signing.ts';
 import { guardedLookup, isBlockedLiteral } from './ssrf.ts';
 
-export const WEBHOOK_QUEUE = 'webhook-delivery';
+/** The pg-boss queue deliveries were jobs of before they became their own queue: deleted at start-up. */
+export const LEGACY_WEBHOOK_QUEUE = 'webhook-delivery';
 /** Delay before attempt 2, 3, …, 8 (after a failed attempt 1, 2, …, 7): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
 const MAX_RESPONSE_BYTES = 64 * 1024;
-/** pg-boss expires a job running this long (a worker that died mid-attempt): far above the attempt's deadline. */
-export const DELIVERY_JOB_EXPIRY_SECONDS = 60;
 /**
- * How long an attempt holds its delivery (attempt_started_at): a second job for the same delivery (a redelivery,
- * pg-boss's retry of an expired job) finding the lease held does nothing — the running attempt settles it. Longer
- * than an attempt can run (deadline + its settle), shorter than the job's expiry, so the retry of a job
- * whose worker died finds the lease lapsed.
+ * How long an attempt holds its delivery (attempt_started_at): a fetch passes over a delivery whose lease is held,
+ * so a delivery never has two attempts at once, and takes it again once the lease has lapsed — the attempt of a
+ * worker that died. Longer than an attempt can run (deadline + its settle).
  */
-const LEASE_SECONDS = 30;
-/** pg-boss priorities (higher first): new events before scheduled retries. */
+export const LEASE_SECONDS = 30;
+/** Delivery priorities (higher first): new events (a redelivery and a hand-back at shutdown too) before retries. */
 const FRESH = 1;
 const RETRY = 0;
-/** Longest pause between fetches while idle (also the wake-up after another process queued an event). */
+/** Longest pause between fetches while idle (also the wake-up after another process recorded an event). */
 const IDLE_POLL_MS = 250;
 /** Pause after a fetch that failed (the database unreachable). */
 const FAILED_FETCH_PAUSE_MS = 1000;
@@ -54,45 +54,18 @@ const FAILED_FETCH_PAUSE_MS = 1000;
 const HAND_BACK_MS = 2000;
 /** Connections of the delivery worker's own pool (PostgreSQL; per worker process). */
 const DELIVERY_POOL_SIZE = 3;
-/** Most jobs taken in one fetch. */
+/** Most deliveries taken in one fetch. */
 const MAX_FETCH = 16;
 /**
- * Attempts that end within this long of one another wake one fetch (a stream of events made a fetch per event), and
- * the jobs among them that settled nothing are completed in one statement; it delays the next fetch by at most this
- * much.
+ * Attempts that end within this long of one another wake one fetch (a stream of events made a fetch per event); it
+ * delays the next fetch by at most this much.
  */
 const SETTLE_BATCH_MS = 20;
 
 export type { WebhookEvent, WebhookEventType } from './payload.ts';
 
-interface DeliveryJob {
-  deliveryId: string;
-}
-
-/**
- * Queues an attempt of a delivery in `tx`, in its account's group. `retry`: a scheduled retry (ranks after new
- * events); a first attempt, a redelivery or a hand-back at shutdown ranks as new.
- */
-export async function enqueueDelivery(
-  ctx: ServiceContext,
-  tx: EntityManager,
-  deliveryId: string,
-  accountId: string,
-  delaySeconds: number,
-  retry = false,
-): Promise<void> {
-  const db = preparedDb(tx.getTransactionContext() as Transaction<unknown>);
-  await ctx.queue.boss.send(WEBHOOK_QUEUE, { deliveryId } satisfies DeliveryJob, {
-    db,
-    group: { id: accountId },
-    priority: retry ? RETRY : FRESH,
-    ...(delaySeconds > 0 ? { startAfter: delaySeconds } : {}),
-  });
-}
-
-/** Records `event` for the given endpoints of one account (in `tx`) and queues their first attempts; returns the new ids. */
+/** Records `event` for the given endpoints of one account (in `tx`), due now; returns the new ids. */
 export async function recordDeliveries(
-  ctx: ServiceContext,
   tx: EntityManager,
   accountId: string,
   endpointIds: readonly string[],
@@ -103,15 +76,13 @@ export async function recordDeliveries(
   for (const endpointId of endpointIds) {
     const rows = await runSql<{ id: string }>(
       tx,
-      `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at, next_attempt_at)
-       values (gen_random_uuid(), $1, $2, $3, $4, 'pending', 0, $5, $5)
+      `insert into webhook_deliveries (id, endpoint_id, account_id, event_key, event_type, payload, status, attempts,
+                                       priority, created_at, next_attempt_at)
+       values (gen_random_uuid(), $1, $2, $3, $4, $5, 'pending', 0, ${FRESH}, $6, $6)
        on conflict (endpoint_id, event_key) do nothing returning id`,
-      [endpointId, eventKey, event.type, serialiseEvent(event), new Date()],
+      [endpointId, accountId, eventKey, event.type, serialiseEvent(event), new Date()],
     );
-    for (const row of rows) {
-      await enqueueDelivery(ctx, tx, row.id, accountId, 0);
-      ids.push(row.id);
-    }
+    for (const row of rows) ids.push(row.id);
   }
   return ids;
 }
@@ -145,13 +116,12 @@ export async function emitReportEvent(
     serialiseEvent(event),
     new Date(),
   ]);
-  for (const row of rows) await enqueueDelivery(ctx, tx, row.id, report.account_id, 0);
   return rows.length;
 }
 
 /**
- * One delivery per enabled endpoint of an account and mode, with the placeholders given: emitReportEvent's insert,
- * and the analysis job's assemble statement's (server/jobs/analyseReport.ts, which adds its own condition).
+ * One delivery per enabled endpoint of an account and mode, due now, with the placeholders given: emitReportEvent's
+ * insert, and the analysis job's assemble statement's (server/jobs/analyseReport.ts, which adds its own condition).
  */
 export const DELIVERIES_INSERT_SQL = (
   accountId: string,
@@ -160,8 +130,9 @@ export const DELIVERIES_INSERT_SQL = (
   eventType: string,
   payload: string,
   at: string,
-) => `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at, next_attempt_at)
-    select gen_random_uuid(), e.id, ${eventKey}, ${eventType}, ${payload}, 'pending', 0, ${at}, ${at}
+) => `insert into webhook_deliveries (id, endpoint_id, account_id, event_key, event_type, payload, status, attempts,
+                                    priority, created_at, next_attempt_at)
+    select gen_random_uuid(), e.id, e.account_id, ${eventKey}, ${eventType}, ${payload}, 'pending', 0, ${FRESH}, ${at}, ${at}
       from webhook_endpoints e where e.account_id = ${accountId} and e.mode = ${mode} and e.enabled`;
 
 /** emitReportEvent's insert: once per endpoint and event. */
@@ -278,7 +249,7 @@ function post(
   });
 }
 
-/** A leased delivery: what its attempt sends, and where (the row of the fetch's `leased` CTE, as JSON). */
+/** A leased delivery: what its attempt sends, and where (a row of FETCH_SQL). */
 interface DeliveryTarget {
   id: string;
   payload: string;
@@ -289,82 +260,132 @@ interface DeliveryTarget {
   enabled: boolean;
   secret: string;
   previous_secret: string | null;
-  previous_secret_expires_at: string | null;
+  previous_secret_expires_at: string | Date | null;
 }
 
-/** A fetched delivery job: pg-boss's job with the lease its fetch took (null: another attempt's to make). */
-type LeasedJob = Job<DeliveryJob> & { lease: DeliveryTarget | string | null };
-
 /**
- * pg-boss's fetch of delivery jobs (`fetch`, the text its fetch built, with `parameters` parameters) as one statement
- * with each fetched job's lease: a delivery that is no longer pending, or whose lease another attempt holds, gets
- * none — so a delivery never has two attempts at once — and of two jobs fetched together for one delivery (an event
- * and its redelivery) only the first. The lease's length is the one parameter added. A lease taken with the fetch
- * is one round trip (and statement) per attempt fewer than a lease taken after it.
+ * The delivery worker's fetch ($1: the per-account cap, $2: the most to take, $3: LEASE_SECONDS): the accounts with
+ * deliveries pending, found by a loose scan of webhook_deliveries_due_index (one probe per account, however many
+ * deliveries each has queued); per account, its free slots (the cap less its leases held, over every process:
+ * webhook_deliveries_leased_index) and at most that many of its due deliveries, new events first (one range scan
+ * per priority, oldest first), skipping what another fetch is taking; then at most $2 of them over every account,
+ * new events first and oldest first, each leased (so a delivery never has two attempts at once) and returned with
+ * its endpoint. Two processes fetching at the same instant can each see an account's slot free, as two pg-boss
+ * fetches could: the cap holds within a fetch, and over processes but for that race.
  */
-function leasingFetchSql(fetch: string, parameters: number): string {
-  return `
-  with fetched as (${fetch}
-  ), leased as (
-    update webhook_deliveries d set attempt_started_at = now()
-      from (select distinct (data ->> 'deliveryId')::uuid as id from fetched) f, webhook_endpoints e
-     where d.id = f.id and e.id = d.endpoint_id and d.status = 'pending'
-       and (d.attempt_started_at is null or d.attempt_started_at < now() - make_interval(secs => $${parameters + 1}))
-    returning d.id, d.payload, d.attempts, d.endpoint_id, e.account_id, e.url, e.enabled, e.secret,
-              e.previous_secret, e.previous_secret_expires_at
+export const FETCH_SQL = prepared(`
+  with recursive accounts (account_id) as (
+    (select account_id from webhook_deliveries where status = 'pending' order by account_id limit 1)
+    union all
+    select (select d.account_id from webhook_deliveries d
+             where d.status = 'pending' and d.account_id > a.account_id order by d.account_id limit 1)
+      from accounts a where a.account_id is not null
+  ), slots as materialized (
+    select a.account_id,
+           $1::int - (select count(*) from webhook_deliveries l
+                       where l.account_id = a.account_id
+                         and l.attempt_started_at > now() - make_interval(secs => $3))::int as free
+      from accounts a where a.account_id is not null
+  ), candidates as (
+    select c.id, c.account_id, c.priority, c.next_attempt_at, s.free
+      from slots s cross join (values (${FRESH}), (${RETRY})) p (priority)
+      cross join lateral (
+        select d.id, d.account_id, d.priority, d.next_attempt_at from webhook_deliveries d
+         where d.account_id = s.account_id and d.status = 'pending' and d.priority = p.priority
+           and d.next_attempt_at <= now()
+           and (d.attempt_started_at is null or d.attempt_started_at <= now() - make_interval(secs => $3))
+         order by d.next_attempt_at
+         limit s.free
+         for update skip locked) c
+     where s.free > 0
+  ), picked as (
+    select id from (
+      select id, priority, next_attempt_at, free,
+             row_number() over (partition by account_id order by priority desc, next_attempt_at) as n
+        from candidates) r
+     where n <= free
+     order by priority desc, next_attempt_at
+     limit $2
   )
-  select f.*,
-         case when row_number() over (partition by f.data ->> 'deliveryId' order by f.id) = 1 then to_json(l) end
-           as lease
-    from fetched f left join leased l on l.id = (f.data ->> 'deliveryId')::uuid`;
-}
+  update webhook_deliveries d set attempt_started_at = now()
+    from webhook_endpoints e
+   where d.id = any (array(select id from picked)) and e.id = d.endpoint_id
+  returning d.id, d.payload, d.attempts, d.endpoint_id, d.account_id, e.url, e.enabled, e.secret, e.previous_secret,
+            e.previous_secret_expires_at`);
 
-const settleTexts = new WeakMap<object, string>();
-
-/**
- * An attempt's log row, the delivery's new state and the completion of the job the attempt ran as (fenced to that
- * attempt as pg-boss's complete is; $10 and $11 empty: none), in one statement — atomic without a transaction, and
- * no completion statement of its own: the job ends in the commit that records its attempt, so a process dying
- * after the settle leaves no job to expire and run again.
- */
-function settleSql(ctx: ServiceContext): string {
-  let text = settleTexts.get(ctx.queue);
-  if (text === undefined) {
-    text = prepared(`
-  with attempt as (
-    insert into webhook_attempts (delivery_id, attempt_no, attempted_at, status_code, latency_ms, error)
-    values ($1, $2, $3, $4, $5, $6)
-  ), ${ctx.queue.completionCte(WEBHOOK_QUEUE, 'job_done', '$10', '$11')}
-  update webhook_deliveries
-     set attempts = $2, status = $7, last_status_code = $4, last_latency_ms = $5, last_error = $6,
-         next_attempt_at = $8, delivered_at = $9, attempt_started_at = null
-   where id = $1`);
-    settleTexts.set(ctx.queue, text);
-  }
-  return text;
-}
-
-/** The job an attempt runs as (as fetched: the completion is fenced to its retry count). */
-export interface DeliveryAttempt {
+/** What one attempt settles: its log row and its delivery's new state (a row of SETTLE_SQL's input). */
+export interface Settlement {
   id: string;
-  retryCount: number;
+  attemptNo: number;
+  attemptedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  status: 'delivered' | 'pending' | 'failed';
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+  /** 410 Gone: the endpoint is disabled with this reason. */
+  goneReason: string | null;
+  priority: number;
+  endpointId: string;
 }
 
 /**
- * One attempt of a delivery whose lease its job's fetch took (leasingFetchSql). The attempt, whatever its outcome
- * (timeouts and a shutdown's interruption included), is written to the attempt log by the statement that releases
- * the lease and completes `job` (the job the attempt runs as, if any: it then returns 'completed') — in one
- * transaction with the next attempt's job or the endpoint's disabling when there is one, and on its own (no
- * transaction: three round trips fewer) when the delivery ends.
+ * The attempts' log rows, their deliveries' new states (and, on 410 Gone, their endpoints' disabling) in one
+ * statement — atomic without a transaction — for every attempt given (parallel arrays, one element per attempt):
+ * each delivery's next attempt is its `next_attempt_at` at its `priority`, and its lease is released. A delivery
+ * deleted meanwhile (with its endpoint) gets no log row, rather than failing the statement for the others.
+ */
+const SETTLE_SQL = prepared(`
+  with s as (
+    select * from unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
+                         $8::timestamptz[], $9::timestamptz[], $10::text[], $11::smallint[], $12::uuid[])
+      as s (id, attempt_no, attempted_at, status_code, latency_ms, error, status, next_attempt_at, delivered_at,
+            gone_reason, priority, endpoint_id)
+  ), attempt as (
+    insert into webhook_attempts (delivery_id, attempt_no, attempted_at, status_code, latency_ms, error)
+    select id, attempt_no, attempted_at, status_code, latency_ms, error from s
+     where exists (select 1 from webhook_deliveries d where d.id = s.id)
+  ), gone as (
+    update webhook_endpoints e set enabled = false, disabled_reason = s.gone_reason, updated_at = s.attempted_at
+      from s where e.id = s.endpoint_id and s.gone_reason is not null
+  )
+  update webhook_deliveries d
+     set attempts = s.attempt_no, status = s.status, last_status_code = s.status_code, last_latency_ms = s.latency_ms,
+         last_error = s.error, next_attempt_at = s.next_attempt_at, delivered_at = s.delivered_at,
+         attempt_started_at = null, priority = s.priority
+    from s where d.id = s.id`);
+
+/** Settles `settlements` in one statement (SETTLE_SQL). */
+export async function settleDeliveries(em: EntityManager, settlements: readonly Settlement[]): Promise<void> {
+  const column = <K extends keyof Settlement>(key: K) => settlements.map((settlement) => settlement[key]);
+  await runSql(em, SETTLE_SQL, [
+    column('id'),
+    column('attemptNo'),
+    column('attemptedAt'),
+    column('statusCode'),
+    column('latencyMs'),
+    column('error'),
+    column('status'),
+    column('nextAttemptAt'),
+    column('deliveredAt'),
+    column('goneReason'),
+    column('priority'),
+    column('endpointId'),
+  ]);
+}
+
+/**
+ * One attempt of a delivery whose lease the fetch took (FETCH_SQL): the POST and what it settles, whatever its outcome
+ * (timeouts and a shutdown's interruption included) — the attempt's log row and the next attempt if there is one.
+ * The caller settles it (settleDeliveries); null: the endpoint is disabled, and the delivery was failed here.
  */
 export async function attemptDelivery(
   ctx: ServiceContext,
   target: DeliveryTarget,
-  job: DeliveryAttempt | undefined,
-  stop: AbortSignal = new AbortController().signal,
-  orm: MikroORM = ctx.db.orm,
-): Promise<'completed' | undefined> {
-  const em = orm.em.fork();
+  stop: AbortSignal,
+  em: EntityManager,
+): Promise<Settlement | null> {
   const now = new Date();
   if (!target.enabled) {
     await runSql(
@@ -374,7 +395,7 @@ export async function attemptDelivery(
       [target.id, 'the endpoint is disabled'],
     );
     webhookDeliveries.inc({ outcome: 'disabled' });
-    return;
+    return null;
   }
   const secrets = [target.secret];
   if (
@@ -402,46 +423,8 @@ export async function attemptDelivery(
   const attempt = target.attempts + 1;
   const ok = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
   const gone = result.statusCode === 410;
-  // A shutdown's interruption is handed back at once (as a new event would be), not on the retry schedule.
+  // A shutdown's interruption is handed back at once, ranked as a new event, not on the retry schedule.
   const retryIn = result.interrupted ? 0 : !ok && !gone ? RETRY_SCHEDULE_SECONDS[attempt - 1] : undefined;
-  const status = ok ? 'delivered' : retryIn !== undefined ? 'pending' : 'failed';
-  const error =
-    result.error ??
-    (ok
-      ? null
-      : result.statusCode !== null && result.statusCode >= 300 && result.statusCode < 400
-        ? `redirect (${result.statusCode}) not followed`
-        : `HTTP ${result.statusCode}`);
-  const settle = [
-    target.id,
-    attempt,
-    now,
-    result.statusCode,
-    result.latencyMs,
-    error,
-    status,
-    retryIn !== undefined ? new Date(now.getTime() + retryIn * 1000) : null,
-    ok ? new Date() : null,
-    ...ctx.queue.completionParams(job),
-  ];
-  const settleText = settleSql(ctx);
-  if (!gone && retryIn === undefined) {
-    // Delivered (or failed for good): the attempt and the delivery's end in one statement, no transaction.
-    await runSql(em, settleText, settle);
-  } else {
-    await em.transactional(async (tx) => {
-      await runSql(tx, settleText, settle);
-      if (gone) {
-        await runSql(
-          tx,
-          `update webhook_endpoints set enabled = false, disabled_reason = $2, updated_at = $3 where id = $1`,
-          [target.endpoint_id, 'The endpoint answered 410 Gone; deliveries stopped.', new Date()],
-        );
-      }
-      if (retryIn !== undefined)
-        await enqueueDelivery(ctx, tx, target.id, target.account_id, retryIn, !result.interrupted);
-    });
-  }
   webhookDeliveries.inc({
     outcome: ok
       ? 'delivered'
@@ -453,52 +436,43 @@ export async function attemptDelivery(
             ? 'timeout'
             : 'failed',
   });
-  return job ? 'completed' : undefined;
-}
-
-/**
- * Creates the delivery queue (idempotent). Every role calls it at start: an `api` process enqueues test
- * events and redeliveries even before any worker has started.
- */
-export async function createWebhookQueue(ctx: ServiceContext): Promise<void> {
-  // pg-boss retries only cover a crash inside an attempt; failed deliveries are rescheduled by attemptDelivery.
-  const options = {
-    retryLimit: 3,
-    retryDelay: 10,
-    retryBackoff: true,
-    expireInSeconds: DELIVERY_JOB_EXPIRY_SECONDS,
+  return {
+    id: target.id,
+    attemptNo: attempt,
+    attemptedAt: now,
+    statusCode: result.statusCode,
+    latencyMs: result.latencyMs,
+    error:
+      result.error ??
+      (ok
+        ? null
+        : result.statusCode !== null && result.statusCode >= 300 && result.statusCode < 400
+          ? `redirect (${result.statusCode}) not followed`
+          : `HTTP ${result.statusCode}`),
+    status: ok ? 'delivered' : retryIn !== undefined ? 'pending' : 'failed',
+    nextAttemptAt: retryIn !== undefined ? new Date(now.getTime() + retryIn * 1000) : null,
+    deliveredAt: ok ? new Date() : null,
+    goneReason: gone ? 'The endpoint answered 410 Gone; deliveries stopped.' : null,
+    priority: retryIn !== undefined && !result.interrupted ? RETRY : FRESH,
+    endpointId: target.endpoint_id,
   };
-  await ctx.queue.boss.createQueue(WEBHOOK_QUEUE, options);
-  await ctx.queue.boss.updateQueue(WEBHOOK_QUEUE, options);
-  await ctx.queue.prepareEmbeddedInsert(WEBHOOK_QUEUE);
 }
 
 /**
- * The first attempts' jobs of the deliveries a statement inserted (CTE `deliveries`, returning `id`) as CTE `cte`
- * of that statement (JobQueue.jobInsertCtes): what enqueueDelivery does for each, without a statement each.
- * `accountId` is the SQL expression of their account (the jobs' group).
+ * Deletes the pg-boss queue deliveries were jobs of before they became their own queue (idempotent; every role calls
+ * it at start). Its jobs' deliveries are all still pending in webhook_deliveries, due when their jobs were.
  */
-export function deliveryJobsCtes(
-  ctx: ServiceContext,
-  cte: string,
-  deliveries: string,
-  accountId: string,
-): string {
-  return ctx.queue.jobInsertCtes(
-    WEBHOOK_QUEUE,
-    cte,
-    `select coalesce(json_agg(json_build_object('data', json_build_object('deliveryId', d.id), 'priority', ${FRESH},
-                                               'groupId', ${accountId}::text)), '[]'::json)
-       from ${deliveries} d`,
-  );
+export async function dropLegacyWebhookQueue(ctx: ServiceContext): Promise<void> {
+  const { boss } = ctx.queue;
+  if (await boss.getQueue(LEGACY_WEBHOOK_QUEUE)) await boss.deleteQueue(LEGACY_WEBHOOK_QUEUE);
 }
 
 /**
- * This process's delivery worker: one fetch loop that keeps up to `webhookConcurrency` attempts running, each
- * settled on its own, its job completed by the settle (one slow receiver holds one slot, not a batch). It
- * fetches again as soon as a fetch came back non-empty, or SETTLE_BATCH_MS after an attempt ended (once for all
- * that ended meanwhile), else every IDLE_POLL_MS; each fetch passes the per-account cap (`groupConcurrency`),
- * which pg-boss checks against the active jobs of every process.
+ * This process's delivery worker: one fetch loop that keeps up to `webhookConcurrency` attempts running, each on its
+ * own (one slow receiver holds one slot, not a batch). The attempts that end within SETTLE_BATCH_MS of one another
+ * are settled in one statement, which frees their slots and wakes the loop; it also fetches again as soon as a fetch
+ * came back non-empty, else every IDLE_POLL_MS. Each fetch passes the per-account cap (`webhookAccountConcurrency`)
+ * over the attempts of every process.
  */
 export class DeliveryWorker {
   readonly #ctx: ServiceContext;
@@ -509,23 +483,20 @@ export class DeliveryWorker {
   #stopping = false;
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
-  /** Jobs whose attempt ended and that wait for the next batched completion. */
-  readonly #toComplete: Array<{ id: string; retryCount: number }> = [];
-  #flushTimer: NodeJS.Timeout | null = null;
-  readonly #flushes = new Set<Promise<void>>();
-
-  /** pg-boss's fetches, each taking its jobs' leases (leasingFetchSql). */
-  readonly #fetchDb: Db;
+  /** Attempts that ended and wait for the next settle, with what to do once it has run. */
+  #toSettle: Array<{ settlement: Settlement; settled: () => void }> = [];
+  #settleTimer: NodeJS.Timeout | null = null;
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
-    this.#fetchDb = fetchAsCte(ctx.queue.fetchDb ?? ctx.queue.boss.getDb(), leasingFetchSql, () => [
-      LEASE_SECONDS,
-    ]);
+  }
+
+  get #db(): MikroORM {
+    return this.#orm ?? this.#ctx.db.orm;
   }
 
   /**
-   * Starts the fetch loop. On PostgreSQL the attempts' statements (lease, settle) get a pool of
+   * Starts the fetch loop. On PostgreSQL the deliveries' statements (fetch, settle) get a pool of
    * DELIVERY_POOL_SIZE connections of their own: on the application's pool they waited behind the worker's
    * analysis jobs whenever analysis fell behind, and their lag grew with it (docs/performance.md#webhooks).
    */
@@ -541,7 +512,6 @@ export class DeliveryWorker {
   }
 
   async #run(): Promise<void> {
-    const { boss } = this.#ctx.queue;
     const { webhookConcurrency, webhookAccountConcurrency } = this.#ctx.config;
     while (!this.#stopping) {
       const free = webhookConcurrency - this.#inFlight.size;
@@ -549,13 +519,13 @@ export class DeliveryWorker {
       let pause = IDLE_POLL_MS;
       if (free > 0) {
         try {
-          const jobs = (await boss.fetch<DeliveryJob>(WEBHOOK_QUEUE, {
-            db: this.#fetchDb,
-            batchSize: Math.min(free, MAX_FETCH),
-            groupConcurrency: webhookAccountConcurrency,
-          })) as LeasedJob[];
-          fetched = jobs.length;
-          for (const job of jobs) this.#attempt(job);
+          const targets = await runSql<DeliveryTarget>(this.#db.em.fork(), FETCH_SQL, [
+            webhookAccountConcurrency,
+            Math.min(free, MAX_FETCH),
+            LEASE_SECONDS,
+          ]);
+          fetched = targets.length;
+          for (const target of targets) this.#attempt(target);
         } catch (error) {
           // The database is unreachable: say so once a second, not at every idle poll.
           pause = FAILED_FETCH_PAUSE_MS;
@@ -574,56 +544,62 @@ export class DeliveryWorker {
     }
   }
 
-  #attempt(job: LeasedJob): void {
-    const { boss } = this.#ctx.queue;
-    const fence = { id: job.id, retryCount: job.retryCount };
-    // node-postgres and PGlite parse json; a driver that does not would hand back its text.
-    const target = typeof job.lease === 'string' ? (JSON.parse(job.lease) as DeliveryTarget) : job.lease;
-    // No lease: the delivery is settled, or another attempt holds it — nothing to send, the job just ends.
-    const running = (
-      target
-        ? attemptDelivery(this.#ctx, target, fence, this.#stop.signal, this.#orm ?? this.#ctx.db.orm)
-        : Promise.resolve(undefined)
-    )
-      .then(
-        (outcome) => {
-          // An attempt that settled completed its job in that statement; one that found nothing to send did not.
-          if (outcome !== 'completed') this.#toComplete.push(fence);
-        },
-        (error: unknown) => {
-          this.#ctx.logger.warn({ err: error, jobId: job.id, ...job.data }, 'webhook attempt failed');
-          return boss.fail(WEBHOOK_QUEUE, [fence], { message: String(error) });
-        },
-      )
+  #attempt(target: DeliveryTarget): void {
+    const running = attemptDelivery(this.#ctx, target, this.#stop.signal, this.#db.em.fork())
+      .then((settlement) => {
+        if (!settlement) return;
+        return new Promise<void>((settled) => {
+          this.#toSettle.push({ settlement, settled });
+          this.#settleTimer ??= setTimeout(() => void this.#settle(), SETTLE_BATCH_MS);
+        });
+      })
+      // An attempt that could not settle keeps its lease until it lapses (LEASE_SECONDS): then it is taken again.
       .catch((error: unknown) =>
-        this.#ctx.logger.error({ err: error, jobId: job.id }, 'settling a webhook job failed'),
+        this.#ctx.logger.warn({ err: error, deliveryId: target.id }, 'webhook attempt failed'),
       )
+      // Settled by #settle, which freed the slot and woke the loop; otherwise this frees it.
       .finally(() => {
-        this.#inFlight.delete(job.id);
-        this.#flushTimer ??= setTimeout(() => void this.#flush(), SETTLE_BATCH_MS);
+        if (this.#inFlight.delete(target.id)) this.#wake?.();
       });
-    this.#inFlight.set(job.id, running);
+    this.#inFlight.set(target.id, running);
   }
 
   /**
-   * Completes the jobs that ended since the last flush without settling an attempt (the delivery no longer pending,
-   * its lease held, its endpoint disabled), in one statement, and wakes the fetch loop for the slots freed since.
-   * A job not completed because the process died expires and runs again: its attempt then finds the delivery no
-   * longer pending and sends nothing.
+   * Settles the attempts that ended since the last settle, in one statement, then wakes the fetch loop for the slots
+   * they free. If that statement fails, each is settled on its own, so that one bad row holds back no other.
    */
-  async #flush(): Promise<void> {
-    if (this.#flushTimer) clearTimeout(this.#flushTimer);
-    this.#flushTimer = null;
-    const fences = this.#toComplete.splice(0);
-    if (fences.length > 0) {
-      const completing = this.#ctx.queue.boss.complete(WEBHOOK_QUEUE, fences).then(
-        () => undefined,
-        (error: unknown) =>
-          this.#ctx.logger.error({ err: error, jobs: fences.length }, 'completing webhook jobs failed'),
+  async #settle(): Promise<void> {
+    if (this.#settleTimer) clearTimeout(this.#settleTimer);
+    this.#settleTimer = null;
+    const batch = this.#toSettle.splice(0);
+    if (batch.length === 0) return;
+    const em = this.#db.em.fork();
+    try {
+      await settleDeliveries(
+        em,
+        batch.map((entry) => entry.settlement),
       );
-      this.#flushes.add(completing);
-      void completing.finally(() => this.#flushes.delete(completing));
-      await completing;
+    } catch (error) {
+      if (batch.length === 1)
+        this.#ctx.logger.warn(
+          { err: error, deliveryId: batch[0]!.settlement.id },
+          'settling a webhook attempt failed',
+        );
+      else
+        await Promise.all(
+          batch.map((entry) =>
+            settleDeliveries(em.fork(), [entry.settlement]).catch((single: unknown) =>
+              this.#ctx.logger.warn(
+                { err: single, deliveryId: entry.settlement.id },
+                'settling a webhook attempt failed',
+              ),
+            ),
+          ),
+        );
+    }
+    for (const entry of batch) {
+      this.#inFlight.delete(entry.settlement.id);
+      entry.settled();
     }
     this.#wake?.();
   }
@@ -657,10 +633,6 @@ export class DeliveryWorker {
       // The cut attempts write their log rows and queue themselves again: a moment, not a network wait.
       await within(Promise.allSettled([...this.#inFlight.values()]), Date.now() + HAND_BACK_MS);
     }
-    await within(
-      this.#flush().then(() => Promise.allSettled([...this.#flushes])),
-      Date.now() + HAND_BACK_MS,
-    );
     if (this.#orm) await within(this.#orm.close(true), Date.now() + HAND_BACK_MS);
     return { finished: held - late, handedBack: late };
   }

@@ -14,7 +14,7 @@ import { NotFoundError, TooManyRequestsError, ValidationError } from '../errors.
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { enqueueDelivery, recordDeliveries } from './delivery.ts';
+import { recordDeliveries } from './delivery.ts';
 import { testEvent } from './payload.ts';
 import { newWebhookSecret } from './signing.ts';
 import { checkResolvedHost, checkUrlForm, UnsafeUrlError } from './ssrf.ts';
@@ -253,8 +253,8 @@ async function checkSendingLimits(
   const [counts] = await runSql<{ pending: number; tests: number; oldest_test: Date | null }>(
     tx,
     `with mine as (select id from webhook_endpoints where account_id = $1)
-     select (select count(*) from webhook_deliveries d where d.endpoint_id in (select id from mine)
-                and d.status = 'pending')::int as pending,
+     select (select count(*) from webhook_deliveries d where d.account_id = $1 and d.status = 'pending')::int
+              as pending,
             (select count(*) from webhook_deliveries d where d.endpoint_id in (select id from mine)
                 and d.event_type = 'webhook.test' and d.created_at > $2)::int as tests,
             (select min(d.created_at) from webhook_deliveries d where d.endpoint_id in (select id from mine)
@@ -293,7 +293,6 @@ export async function sendTestEvent(
   const deliveryId = await em.transactional(async (tx) => {
     await checkSendingLimits(ctx, tx, principal.accountId, true);
     const [created] = await recordDeliveries(
-      ctx,
       tx,
       principal.accountId,
       [endpoint.id],
@@ -353,11 +352,12 @@ export async function redeliver(
   const { delivery } = await getDelivery(ctx, principal, endpointId, deliveryId);
   await ctx.db.orm.em.fork().transactional(async (tx) => {
     await checkSendingLimits(ctx, tx, principal.accountId, false);
-    await runSql(tx, `update webhook_deliveries set status = 'pending', next_attempt_at = $2 where id = $1`, [
-      delivery.id,
-      new Date(),
-    ]);
-    await enqueueDelivery(ctx, tx, delivery.id, principal.accountId, 0);
+    // Due now, ranked as a new event. An attempt still running keeps its lease and settles the delivery itself.
+    await runSql(
+      tx,
+      `update webhook_deliveries set status = 'pending', next_attempt_at = $2, priority = 1 where id = $1`,
+      [delivery.id, new Date()],
+    );
   });
   return (await getDelivery(ctx, principal, endpointId, deliveryId)).delivery;
 }

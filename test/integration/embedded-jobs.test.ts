@@ -1,8 +1,9 @@
 /**
- * The submission writes its analysis job, and the assemble statement its report.succeeded deliveries' jobs, with
- * pg-boss's own insert embedded in their statements (JobQueue.jobInsertCtes, issue 26) instead of pg-boss's send in
- * a transaction. The jobs must be the jobs pg-boss's send makes — same queue settings, group, priority, retention —
- * and the analysis job must still wake the workers by the queue's NOTIFY, or they would find it only at their poll.
+ * The submission writes its analysis job with pg-boss's own insert embedded in its statement (JobQueue.jobInsertCtes,
+ * issue 26) instead of pg-boss's send in a transaction. The job must be the job pg-boss's send makes — same queue
+ * settings, group, priority, retention — and must still wake the workers by the queue's NOTIFY, or they would find
+ * it only at their poll. The assemble statement records the report.succeeded deliveries (the deliveries' queue)
+ * as emitReportEvent records them.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +13,7 @@ import { notifyChannelSql } from 'pg-boss/dist/plans.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSql } from '../../server/db/sql.ts';
 import { ANALYSIS_QUEUE, preparedDb } from '../../server/jobs/queue.ts';
-import { enqueueDelivery, WEBHOOK_QUEUE } from '../../server/webhooks/delivery.ts';
+import { emitReportEvent } from '../../server/webhooks/delivery.ts';
 import { connect } from '../helpers/database.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
@@ -202,12 +203,21 @@ describe('jobs embedded in the statements that need them', () => {
     }
   }, 120_000);
 
-  it('writes each report.succeeded delivery’s job as enqueueDelivery writes it', async () => {
+  it('records each report.succeeded delivery in the assemble statement as emitReportEvent records it', async () => {
     const receiver = createServer((_req, res) => {
       res.statusCode = 204;
       res.end();
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    // Test instrumentation: every delivery row as it was inserted, before the delivery worker takes it.
+    const probe = await connect(service.db.databaseUrl!);
+    await probe.query(`
+      create table delivery_probe as select * from webhook_deliveries with no data;
+      create function delivery_probe() returns trigger language plpgsql as $$ begin
+        insert into delivery_probe select new.*;
+        return new;
+      end $$;
+      create trigger delivery_probe after insert on webhook_deliveries for each row execute function delivery_probe();`);
     try {
       const key = await service.newKey('test');
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
@@ -222,25 +232,59 @@ describe('jobs embedded in the statements that need them', () => {
         body: fixture('general_new-3y'),
       });
       await waitForReport(service, key, submitted.body.report_id);
-      const deliveries = await runSql<{ id: string; account_id: string }>(
-        service.services.db.orm.em.fork(),
-        `select d.id, e.account_id from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
-          where d.event_key = $1`,
+      // A third endpoint, registered after the report finished: emitReportEvent records its delivery alone (the
+      // first two already have theirs).
+      expect((await service.request(base, { method: 'POST', key, body: { url: `${url}/3` } })).status).toBe(
+        201,
+      );
+      const em = service.services.db.orm.em.fork();
+      await em.transactional((tx) => emitReportEvent(service.services, tx, submitted.body.report_id));
+      const rows = await runSql<Row>(
+        em,
+        `select p.*, e.account_id as endpoint_account, e.url from delivery_probe p
+           join webhook_endpoints e on e.id = p.endpoint_id where p.event_key = $1 order by e.url`,
         [`report.succeeded:${submitted.body.report_id}`],
       );
-      expect(deliveries).toHaveLength(2);
-      for (const delivery of deliveries) {
-        const job = await jobOf(WEBHOOK_QUEUE, 'deliveryId', delivery.id);
-        expect(job.data).toEqual({ deliveryId: delivery.id });
-        expect(job.group_id).toBe(delivery.account_id);
-        const reference = await referenceJob(
-          (tx) => enqueueDelivery(service.services, tx, delivery.id, delivery.account_id, 0),
-          `name = $1 and data->>'deliveryId' = $2 and id <> $3`,
-          [WEBHOOK_QUEUE, delivery.id, job.id],
-        );
-        expect(settings(job)).toEqual(settings(reference));
-      }
+      expect(rows.map((row) => row.url)).toEqual([url, `${url}/2`, `${url}/3`]);
+      const recorded = (row: Row) => {
+        const {
+          id,
+          endpoint_id,
+          url: _url,
+          created_at,
+          next_attempt_at,
+          payload,
+          endpoint_account,
+          ...rest
+        } = row;
+        const { timestamp, ...event } = JSON.parse(String(payload)) as Row;
+        return {
+          ...rest,
+          event,
+          own_account: row.account_id === endpoint_account,
+          due_at_creation:
+            new Date(String(next_attempt_at)).getTime() === new Date(String(created_at)).getTime(),
+          has_timestamp: typeof timestamp === 'string',
+        };
+      };
+      const reference = recorded(rows[2]!);
+      expect(reference).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        priority: 1,
+        attempt_started_at: null,
+        own_account: true,
+        due_at_creation: true,
+        has_timestamp: true,
+      });
+      expect(recorded(rows[0]!)).toEqual(reference);
+      expect(recorded(rows[1]!)).toEqual(reference);
     } finally {
+      await probe.query(`
+        drop trigger if exists delivery_probe on webhook_deliveries;
+        drop function if exists delivery_probe();
+        drop table if exists delivery_probe;`);
+      await probe.end();
       receiver.close();
     }
   });

@@ -13,7 +13,7 @@ import { runSql } from '../../server/db/sql.ts';
 import { markFailed } from '../../server/jobs/analyseReport.ts';
 import { failStaleReports, maxPendingSeconds } from '../../server/jobs/sweeper.ts';
 import { registry } from '../../server/observability/metrics.ts';
-import { enqueueDelivery, RETRY_SCHEDULE_SECONDS } from '../../server/webhooks/delivery.ts';
+import { FETCH_SQL, LEASE_SECONDS, RETRY_SCHEDULE_SECONDS } from '../../server/webhooks/delivery.ts';
 import { serialiseEvent, type WebhookEvent } from '../../server/webhooks/payload.ts';
 import type { Backend } from '../helpers/database.ts';
 import { insertReport } from '../helpers/records.ts';
@@ -246,23 +246,15 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     ]);
     const metrics = await registry.getSingleMetricAsString('webhook_deliveries_total');
     expect(metrics).toMatch(/outcome="delivered"} [1-9]/);
-    // Its job is completed (by the statement that recorded the attempt), not left to expire.
-    const jobState = async () => {
-      const rows = await service.services.db.orm.em
-        .fork()
-        .getConnection()
-        .execute<Array<{ state: string }>>(
-          `select state from pgboss.job where name = 'webhook-delivery' and data->>'deliveryId' = ?`,
-          [entry.id],
-        );
-      return rows.map((row) => row.state);
-    };
-    let states = await jobState();
-    for (let i = 0; i < 40 && states.join() !== 'completed'; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      states = await jobState();
-    }
-    expect(states).toEqual(['completed']);
+    // Its lease is released by the statement that recorded the attempt, not left to lapse.
+    const [row] = await service.services.db.orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ status: string; attempt_started_at: Date | null }>>(
+        'select status, attempt_started_at from webhook_deliveries where id = ?',
+        [entry.id],
+      );
+    expect(row).toEqual({ status: 'delivered', attempt_started_at: null });
 
     // Manual redelivery: the same message again (same webhook-id).
     const again = await service.request(`${base}/${endpoint.id}/deliveries/${entry.id}/redeliver`, {
@@ -414,41 +406,39 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     expect(failed.body).toMatchObject({ status: 'failed', last_status_code: 410, next_attempt_at: null });
   }, 40_000);
 
-  it("completes an attempt's job in the statement that records the attempt: never one without the other", async () => {
+  it("releases an attempt's lease in the statement that records the attempt: never one without the other", async () => {
     const { key, endpoint } = await endpointFor('/settled');
     const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
     expect(sent.status).toBe(202);
-    // Every read is one snapshot of the delivery and its job, taken as often as the database answers.
+    // Every read is one snapshot of the delivery, taken as often as the database answers.
     const observe = () =>
       service.services.db.orm.em
         .fork()
         .getConnection()
-        .execute<Array<{ attempts: number; status: string; state: string }>>(
-          `select d.attempts, d.status, j.state from webhook_deliveries d
-             join pgboss.job j on j.name = 'webhook-delivery' and j.data->>'deliveryId' = d.id::text
-            where d.id = ?`,
+        .execute<Array<{ attempts: number; status: string; leased: boolean }>>(
+          `select attempts, status, attempt_started_at is not null as leased from webhook_deliveries where id = ?`,
           [sent.body.id],
         );
-    const seen: Array<{ attempts: number; status: string; state: string }> = [];
+    const seen: Array<{ attempts: number; status: string; leased: boolean }> = [];
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
       const rows = await observe();
       expect(rows).toHaveLength(1);
       seen.push(rows[0]!);
-      if (rows[0]!.state === 'completed') break;
+      if (rows[0]!.status === 'delivered') break;
       // PGlite answers in process: let the service's timers run between reads.
       await new Promise((resolve) => setImmediate(resolve));
     }
     const recorded = seen.filter((row) => row.attempts > 0);
     expect(recorded.length).toBeGreaterThan(0);
-    // The attempt recorded and its job still active would be a job that could expire and send again.
-    expect(recorded.filter((row) => row.state !== 'completed')).toEqual([]);
-    expect(recorded.at(-1)).toEqual({ attempts: 1, status: 'delivered', state: 'completed' });
-    // Before the attempt was recorded, the job was waiting or running: the loop saw the delivery pending.
+    // The attempt recorded and its lease still held would hold a slot of its account until the lease lapsed.
+    expect(recorded.filter((row) => row.leased)).toEqual([]);
+    expect(recorded.at(-1)).toEqual({ attempts: 1, status: 'delivered', leased: false });
+    // Before the attempt was recorded, the loop saw the delivery pending.
     expect(seen[0]!.status).toBe('pending');
   });
 
-  it('gives one delivery one attempt when one fetch takes two of its jobs', async () => {
+  it('passes over a delivery whose lease another attempt holds, and takes it once that lease has lapsed', async () => {
     const { key, endpoint } = await endpointFor('/slow-twin');
     const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
     expect(sent.status).toBe(202);
@@ -459,17 +449,23 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
       detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
     }
     expect(detail.body.status).toBe('delivered');
-    // The delivery pending again with two jobs, committed together: the worker's next fetch takes both.
-    await service.services.db.orm.em.fork().transactional(async (tx) => {
-      const [owner] = await runSql<{ account_id: string }>(
-        tx,
-        `update webhook_deliveries d set status = 'pending' from webhook_endpoints e
-          where d.id = $1 and e.id = d.endpoint_id returning e.account_id`,
-        [sent.body.id],
-      );
-      await enqueueDelivery(service.services, tx, sent.body.id, owner!.account_id, 0);
-      await enqueueDelivery(service.services, tx, sent.body.id, owner!.account_id, 0);
-    });
+    const em = service.services.db.orm.em.fork();
+    // Pending and due again, with its lease held, as by an attempt running in another process.
+    await runSql(
+      em,
+      `update webhook_deliveries set status = 'pending', next_attempt_at = now(), attempt_started_at = now()
+        where id = $1`,
+      [sent.body.id],
+    );
+    // Several of the worker's polls (250 ms) go by: none sends it.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    expect(receiver.at('/slow-twin')).toHaveLength(1);
+    // That process died: its lease lapses (LEASE_SECONDS), and the delivery is sent again, once.
+    await runSql(
+      em,
+      `update webhook_deliveries set attempt_started_at = now() - make_interval(secs => $2 + 1) where id = $1`,
+      [sent.body.id, LEASE_SECONDS],
+    );
     await receiver.waitFor('/slow-twin', 2);
     for (let i = 0; i < 80 && detail.body.attempts < 2; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -480,15 +476,6 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     expect(receiver.concurrency.get('/slow-twin')!.max).toBe(1);
     detail = await service.request(`${base}/${endpoint.id}/deliveries/${sent.body.id}`, { key });
     expect(detail.body).toMatchObject({ status: 'delivered', attempts: 2 });
-    // Both jobs ended: the one that sent, with its attempt; the other, having sent nothing.
-    const states = await service.services.db.orm.em
-      .fork()
-      .getConnection()
-      .execute<Array<{ state: string }>>(
-        `select state from pgboss.job where name = 'webhook-delivery' and data->>'deliveryId' = ? order by 1`,
-        [sent.body.id],
-      );
-    expect(states.map((row) => row.state)).toEqual(['completed', 'completed', 'completed']);
   });
 
   it('is managed over GraphQL too: create, list, test, read the delivery log', async () => {
@@ -569,30 +556,107 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
   });
 
-  it('ranks scheduled retries after new events, each in its account group', async () => {
+  it("fetches without walking an account's backlog: the fetch reads as much with 2,000 more queued", async () => {
+    const { key, endpoint } = await endpointFor('/backlog');
+    const em = service.services.db.orm.em.fork();
+    const cap = service.services.config.webhookAccountConcurrency;
+    const queue = (count: number, tag: string, leased: boolean) =>
+      runSql(
+        em,
+        `insert into webhook_deliveries (id, endpoint_id, account_id, event_key, event_type, payload, status, attempts,
+                                         priority, created_at, next_attempt_at, attempt_started_at)
+         select gen_random_uuid(), e.id, e.account_id, $2 || g, 'webhook.test', '{}', 'pending', 0, 1, now(), now(),
+                case when $4 then now() end
+           from webhook_endpoints e, generate_series(1, $3) g where e.id = $1`,
+        [endpoint.id, tag, count, leased],
+      );
+    // The account at its cap (its leases held, as by attempts running in other processes), and a backlog behind it.
+    await queue(cap, 'held-', true);
+    await queue(10, 'queued-', false);
+    // What one fetch reads (EXPLAIN's buffers), in a transaction rolled back: it takes nothing of this account.
+    const buffersOfOneFetch = async () => {
+      let plan = '';
+      await em
+        .fork()
+        .transactional(async (tx) => {
+          const rows = await runSql<Record<string, string>>(
+            tx,
+            `explain (analyze, buffers, costs off, timing off, format text) ${FETCH_SQL}`,
+            [cap, 16, LEASE_SECONDS],
+          );
+          plan = rows.map((row) => Object.values(row)[0]).join('\n');
+          throw new Error('rolled back');
+        })
+        .catch((error: Error) => {
+          if (error.message !== 'rolled back') throw error;
+        });
+      const top = plan.match(/Buffers: shared hit=(\d+)(?: read=(\d+))?/);
+      expect(top, plan).not.toBeNull();
+      return Number(top![1]) + Number(top![2] ?? 0);
+    };
+    const small = await buffersOfOneFetch();
+    await queue(2000, 'backlog-', false);
+    await runSql(em, 'analyze webhook_deliveries');
+    const large = await buffersOfOneFetch();
+    // A fetch that filtered one queue of every account's deliveries would read the 2,000 (dozens of pages more).
+    expect(large).toBeLessThanOrEqual(small + 10);
+    expect(receiver.at('/backlog')).toHaveLength(0);
+    await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
+  });
+
+  it('schedules a retry ranked after new events, in its account', async () => {
     const { key, endpoint } = await endpointFor('/ranked');
     receiver.answers.set('/ranked', [500]);
     const sent = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });
     await receiver.waitFor('/ranked', 1);
     const em = service.services.db.orm.em.fork();
-    let jobs: Array<{ priority: number; group_id: string; state: string }> = [];
-    for (let i = 0; i < 60 && jobs.length < 2; i++) {
+    let rows: Array<{ priority: number; account_id: string; attempts: number; retry_in: number }> = [];
+    for (let i = 0; i < 60 && rows[0]?.attempts !== 1; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      jobs = await em.getConnection().execute(
-        `select priority, group_id, state from pgboss.job where name = 'webhook-delivery' and data->>'deliveryId' = ?
-            order by created_on`,
+      rows = await em.getConnection().execute(
+        `select priority, account_id, attempts, extract(epoch from next_attempt_at - now())::float as retry_in
+           from webhook_deliveries where id = ?`,
         [sent.body.id],
       );
     }
     const [account] = await em
       .getConnection()
       .execute('select account_id from webhook_endpoints where id = ?', [endpoint.id]);
-    expect(jobs.map((j) => [j.priority, j.group_id])).toEqual([
-      [1, account!.account_id],
-      [0, account!.account_id],
-    ]);
+    expect(rows[0]).toMatchObject({ priority: 0, account_id: account!.account_id, attempts: 1 });
+    expect(rows[0]!.retry_in).toBeGreaterThan(0);
+    expect(rows[0]!.retry_in).toBeLessThanOrEqual(RETRY_SCHEDULE_SECONDS[0]);
     await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
   });
+
+  it("sends an account's new events before its retries that are due, and no more at once than its cap", async () => {
+    const { key, endpoint } = await endpointFor('/slow-ranked');
+    const em = service.services.db.orm.em.fork();
+    const cap = service.services.config.webhookAccountConcurrency;
+    // Due retries (the oldest first) and new events, committed together: the worker's next fetch sees them all.
+    await runSql(
+      em,
+      `insert into webhook_deliveries (id, endpoint_id, account_id, event_key, event_type, payload, status, attempts,
+                                       priority, created_at, next_attempt_at)
+       select gen_random_uuid(), e.id, e.account_id, k.key, 'webhook.test', json_build_object('key', k.key)::text,
+              'pending', k.attempts, k.priority, now(), now() - make_interval(secs => k.age)
+         from webhook_endpoints e,
+              (select 'retry-' || g as key, 1 as attempts, 0 as priority, 600 - g as age from generate_series(1, $2) g
+               union all
+               select 'new-' || g, 0, 1, 0 from generate_series(1, $2) g) k
+        where e.id = $1`,
+      [endpoint.id, cap],
+    );
+    const arrived = await receiver.waitFor('/slow-ranked', 2 * cap, 30_000);
+    const keys = arrived.map((request) => (JSON.parse(request.body) as { key: string }).key);
+    expect(new Set(keys.slice(0, cap))).toEqual(
+      new Set(Array.from({ length: cap }, (_, i) => `new-${i + 1}`)),
+    );
+    expect(new Set(keys.slice(cap))).toEqual(
+      new Set(Array.from({ length: cap }, (_, i) => `retry-${i + 1}`)),
+    );
+    expect(receiver.concurrency.get('/slow-ranked')!.max).toBe(cap);
+    await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
+  }, 40_000);
 
   it('holds the 20-endpoint cap under 30 concurrent creates', async () => {
     const key = await service.newKey('test');
@@ -744,9 +808,11 @@ describe('webhook limits and revocation, per account', () => {
       .fork()
       .getConnection()
       .execute(
-        `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at)
-         select gen_random_uuid(), ?, 'report.succeeded:' || g, 'report.succeeded', '{}', 'pending', 1, now()
-           from generate_series(1, 5) g`,
+        `insert into webhook_deliveries (id, endpoint_id, account_id, event_key, event_type, payload, status, attempts,
+                                         priority, created_at, next_attempt_at)
+         select gen_random_uuid(), e.id, e.account_id, 'report.succeeded:' || g, 'report.succeeded', '{}', 'pending', 1,
+                0, now(), now() + interval '1 hour'
+           from webhook_endpoints e, generate_series(1, 5) g where e.id = ?`,
         [endpoint.id],
       );
     const refused = await service.request(`${base}/${endpoint.id}/test`, { method: 'POST', key });

@@ -14,6 +14,7 @@ import { Migration20261128210000_read_cache } from './Migration20261128210000_re
 import { Migration20261128220000_idempotency_report_fk } from './Migration20261128220000_idempotency_report_fk.ts';
 import { Migration20261129000000_idempotency_key_taken } from './Migration20261129000000_idempotency_key_taken.ts';
 import { Migration20261129010000_benchmark_sets_notify } from './Migration20261129010000_benchmark_sets_notify.ts';
+import { Migration20261129140000_webhook_delivery_queue } from './Migration20261129140000_webhook_delivery_queue.ts';
 
 /** Every migration, in order. A new one is generated with `npm run migration:create` and listed here. */
 export const MIGRATIONS: MigrationObject[] = [
@@ -43,5 +44,9 @@ export const MIGRATIONS: MigrationObject[] = [
   {
     name: 'Migration20261129010000_benchmark_sets_notify',
     class: Migration20261129010000_benchmark_sets_notify,
+  },
+  {
+    name: 'Migration20261129140000_webhook_delivery_queue',
+    class: Migration20261129140000_webhook_delivery_queue,
   },
 ];
