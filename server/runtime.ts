@@ -35,7 +35,7 @@ import { failStaleReports } from './jobs/sweeper.ts';
 import { onResponseClosed } from './lib/responseClosed.ts';
 import type { ServiceContext } from './services/context.ts';
 import { ReadCache } from './services/readCache.ts';
-import { DeliveryWorker, dropLegacyWebhookQueue } from './webhooks/delivery.ts';
+import { DeliveryWorker } from './webhooks/delivery.ts';
 
 export interface RunningService {
   services: ServiceContext;
@@ -121,7 +121,6 @@ export async function startService(
     };
 
     const timers: NodeJS.Timeout[] = [];
-    await dropLegacyWebhookQueue(services);
     const deliveries = works ? new DeliveryWorker(services) : null;
     if (works) {
       await queue.work(

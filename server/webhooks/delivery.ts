@@ -32,8 +32,6 @@ import { type FinishedReport, reportEvent, serialiseEvent, type WebhookEvent } f
 import { signatureHeader } from './signing.ts';
 import { guardedLookup, isBlockedLiteral } from './ssrf.ts';
 
-/** The pg-boss queue deliveries were jobs of before they became their own queue: deleted at start-up. */
-export const LEGACY_WEBHOOK_QUEUE = 'webhook-delivery';
 /** Delay before attempt 2, 3, …, 8 (after a failed attempt 1, 2, …, 7): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const RETRY_SCHEDULE_SECONDS = [5, 300, 1800, 7200, 18000, 36000, 36000] as const;
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -456,15 +454,6 @@ export async function attemptDelivery(
     priority: retryIn !== undefined && !result.interrupted ? RETRY : FRESH,
     endpointId: target.endpoint_id,
   };
-}
-
-/**
- * Deletes the pg-boss queue deliveries were jobs of before they became their own queue (idempotent; every role calls
- * it at start). Its jobs' deliveries are all still pending in webhook_deliveries, due when their jobs were.
- */
-export async function dropLegacyWebhookQueue(ctx: ServiceContext): Promise<void> {
-  const { boss } = ctx.queue;
-  if (await boss.getQueue(LEGACY_WEBHOOK_QUEUE)) await boss.deleteQueue(LEGACY_WEBHOOK_QUEUE);
 }
 
 /**

@@ -604,6 +604,30 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
   });
 
+  it('delivers what a process of the earlier build records during a rolling deploy (no account on the row)', async () => {
+    const { key, endpoint } = await endpointFor('/earlier-build');
+    const em = service.services.db.orm.em.fork();
+    // The earlier build's insert (server/webhooks/delivery.ts before the deliveries' own queue): no account, no rank.
+    const [row] = await runSql<{ id: string; account_id: string; priority: number }>(
+      em,
+      `insert into webhook_deliveries (id, endpoint_id, event_key, event_type, payload, status, attempts, created_at,
+                                       next_attempt_at)
+       values (gen_random_uuid(), $1, 'webhook.test:earlier', 'webhook.test', '{"earlier":true}', 'pending', 0, now(),
+               now())
+       returning id, account_id, priority`,
+      [endpoint.id],
+    );
+    const [owner] = await runSql<{ account_id: string }>(
+      em,
+      'select account_id from webhook_endpoints where id = $1',
+      [endpoint.id],
+    );
+    expect(row).toMatchObject({ account_id: owner!.account_id, priority: 1 });
+    const [request] = await receiver.waitFor('/earlier-build', 1);
+    expect(request!.headers['webhook-id']).toBe(row!.id);
+    await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
+  });
+
   it('schedules a retry ranked after new events, in its account', async () => {
     const { key, endpoint } = await endpointFor('/ranked');
     receiver.answers.set('/ranked', [500]);
