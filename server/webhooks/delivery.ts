@@ -42,7 +42,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
  */
 export const LEASE_SECONDS = 30;
 /** Delivery priorities (higher first): new events (a redelivery and a hand-back at shutdown too) before retries. */
-const FRESH = 1;
+export const FRESH = 1;
 const RETRY = 0;
 /** Longest pause between fetches while idle (also the wake-up after another process recorded an event). */
 const IDLE_POLL_MS = 250;
@@ -253,7 +253,6 @@ interface DeliveryTarget {
   payload: string;
   attempts: number;
   endpoint_id: string;
-  account_id: string;
   url: string;
   enabled: boolean;
   secret: string;
@@ -308,7 +307,7 @@ export const FETCH_SQL = prepared(`
   update webhook_deliveries d set attempt_started_at = now()
     from webhook_endpoints e
    where d.id = any (array(select id from picked)) and e.id = d.endpoint_id
-  returning d.id, d.payload, d.attempts, d.endpoint_id, d.account_id, e.url, e.enabled, e.secret, e.previous_secret,
+  returning d.id, d.payload, d.attempts, d.endpoint_id, e.url, e.enabled, e.secret, e.previous_secret,
             e.previous_secret_expires_at`);
 
 /** What one attempt settles: its log row and its delivery's new state (a row of SETTLE_SQL's input). */

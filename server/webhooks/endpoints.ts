@@ -14,7 +14,7 @@ import { NotFoundError, TooManyRequestsError, ValidationError } from '../errors.
 import { isUuid } from '../lib/ids.ts';
 import type { Principal } from '../services/apiKeys.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { recordDeliveries } from './delivery.ts';
+import { FRESH, recordDeliveries } from './delivery.ts';
 import { testEvent } from './payload.ts';
 import { newWebhookSecret } from './signing.ts';
 import { checkResolvedHost, checkUrlForm, UnsafeUrlError } from './ssrf.ts';
@@ -355,8 +355,8 @@ export async function redeliver(
     // Due now, ranked as a new event. An attempt still running keeps its lease and settles the delivery itself.
     await runSql(
       tx,
-      `update webhook_deliveries set status = 'pending', next_attempt_at = $2, priority = 1 where id = $1`,
-      [delivery.id, new Date()],
+      `update webhook_deliveries set status = 'pending', next_attempt_at = $2, priority = $3 where id = $1`,
+      [delivery.id, new Date(), FRESH],
     );
   });
   return (await getDelivery(ctx, principal, endpointId, deliveryId)).delivery;
