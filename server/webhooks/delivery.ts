@@ -479,9 +479,11 @@ export class DeliveryWorker {
     this.#ctx = ctx;
   }
 
-  get #db(): MikroORM {
-    return this.#orm ?? this.#ctx.db.orm;
-  }
+  /**
+   * The one EntityManager of every statement the worker runs (fetch, settle): each is a statement of its own, never in
+   * a transaction, so they share it (runSql runs them on its connection pool); forked once, not per statement.
+   */
+  #em: EntityManager | null = null;
 
   /**
    * Starts the fetch loop. On PostgreSQL the deliveries' statements (fetch, settle) get a pool of
@@ -496,6 +498,7 @@ export class DeliveryWorker {
         driverOptions: { Client: PreparingClient },
       });
     }
+    this.#em ??= (this.#orm ?? this.#ctx.db.orm).em.fork();
     this.#loop ??= this.#run();
   }
 
@@ -507,7 +510,7 @@ export class DeliveryWorker {
       let pause = IDLE_POLL_MS;
       if (free > 0) {
         try {
-          const targets = await runSql<DeliveryTarget>(this.#db.em.fork(), FETCH_SQL, [
+          const targets = await runSql<DeliveryTarget>(this.#em!, FETCH_SQL, [
             webhookAccountConcurrency,
             Math.min(free, MAX_FETCH),
             LEASE_SECONDS,
@@ -533,7 +536,7 @@ export class DeliveryWorker {
   }
 
   #attempt(target: DeliveryTarget): void {
-    const running = attemptDelivery(this.#ctx, target, this.#stop.signal, this.#db.em.fork())
+    const running = attemptDelivery(this.#ctx, target, this.#stop.signal, this.#em!)
       .then((settlement) => {
         if (!settlement) return;
         return new Promise<void>((settled) => {
@@ -561,7 +564,7 @@ export class DeliveryWorker {
     this.#settleTimer = null;
     const batch = this.#toSettle.splice(0);
     if (batch.length === 0) return;
-    const em = this.#db.em.fork();
+    const em = this.#em!;
     try {
       await settleDeliveries(
         em,
@@ -576,7 +579,7 @@ export class DeliveryWorker {
       else
         await Promise.all(
           batch.map((entry) =>
-            settleDeliveries(em.fork(), [entry.settlement]).catch((single: unknown) =>
+            settleDeliveries(em, [entry.settlement]).catch((single: unknown) =>
               this.#ctx.logger.warn(
                 { err: single, deliveryId: entry.settlement.id },
                 'settling a webhook attempt failed',
