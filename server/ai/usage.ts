@@ -4,7 +4,7 @@
  * the tokens each account used per UTC day, checked against AI_DAILY_TOKEN_BUDGET before every model call.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runSql } from '../db/sql.ts';
+import { pendingReportWhere, runSql } from '../db/sql.ts';
 import { forgetReports } from '../services/readCache.ts';
 import type { RunUsage, TokenBudget } from './interpretations.ts';
 
@@ -41,7 +41,7 @@ export async function addAiUsage(
                                               + coalesce(($4::jsonb->>k)::bigint, 0)), '{}'::jsonb)
             from jsonb_object_keys(coalesce(ai_usage->'fallback_reasons', '{}'::jsonb) || $4::jsonb) as k),
         'updated_at', $3::text)
-     where id = $1${options.onlyPending ? ` and status = 'pending'` : ''}`,
+     where ${options.onlyPending ? pendingReportWhere('$1') : 'id = $1'}`,
     [
       reportId,
       run.model,

@@ -39,3 +39,13 @@ export async function retryingDeadlocks<T>(statement: () => Promise<T>, attempts
     }
   }
 }
+
+/**
+ * The WHERE clause of a write to one report "only while it is pending" (`id` an SQL expression, e.g. `$1`): found by
+ * its primary key whatever the statistics say. Written `status = 'pending'`, the condition matches
+ * reports_status_created_at_index, and after an ANALYZE that saw no pending report (a quiet hour: every report
+ * finished) the planner estimates one pending row and takes that index — then each write walks every report that
+ * became pending since, filtering on the id, and a burst's assembles cost the burst's size squared. `status || ''` is
+ * not the indexed expression, so only the key can find the row (test/integration/storage.test.ts).
+ */
+export const pendingReportWhere = (id: string) => `id = ${id} and status || '' = 'pending'`;

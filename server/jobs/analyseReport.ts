@@ -27,7 +27,7 @@ import {
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
 import { prepared } from '../db/prepared.ts';
-import { runSql, sqlState } from '../db/sql.ts';
+import { pendingReportWhere, runSql, sqlState } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
@@ -203,7 +203,7 @@ function assembleSql(ctx: ServiceContext, items: number): string {
           ai_content = excluded.ai_content, ai_source = excluded.ai_source, cached_at = excluded.cached_at
   ), report as (
     update reports set status = 'success', share_token = $4, completed_at = $2, updated_at = $2
-     where id = $1 and status = 'pending'
+     where ${pendingReportWhere('$1')}
     returning id
   ), sets as (
     insert into report_benchmark_sets (report_id, set_id, set_name, edition, data_year)
@@ -461,10 +461,11 @@ export async function markFailed(
     const task = await tx.findOne(Task, { id: data.taskId });
     const reason = message ?? task?.errorMessage ?? 'The analysis job did not finish after all its attempts.';
     const now = new Date();
-    await tx.nativeUpdate(
-      Report,
-      { id: data.reportId, status: 'pending' },
-      { status: 'failed', errorMessage: reason, completedAt: now, updatedAt: now },
+    await runSql(
+      tx,
+      `update reports set status = 'failed', error_message = $2, completed_at = $3, updated_at = $3
+        where ${pendingReportWhere('$1')}`,
+      [data.reportId, reason, now],
     );
     await tx.nativeUpdate(
       Task,

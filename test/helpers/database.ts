@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import pg from 'pg';
+import { runSql } from '../../server/db/sql.ts';
 
 export type Backend = 'postgres' | 'pglite';
 
@@ -72,3 +74,34 @@ export async function connect(databaseUrl: string): Promise<pg.Client> {
   await client.connect();
   return client;
 }
+
+/**
+ * What `statement` reads when it runs (EXPLAIN ANALYZE's plan and its top buffer count: shared hits and reads), in a
+ * transaction rolled back so that nothing it writes stays.
+ */
+export async function explainRolledBack(
+  em: EntityManager,
+  statement: string,
+  params: readonly unknown[] = [],
+): Promise<{ plan: string; buffers: number }> {
+  let plan = '';
+  await em
+    .fork()
+    .transactional(async (tx) => {
+      const rows = await runSql<Record<string, string>>(
+        tx,
+        `explain (analyze, buffers, costs off, timing off, format text) ${statement}`,
+        params,
+      );
+      plan = rows.map((row) => Object.values(row)[0]).join('\n');
+      throw new RolledBack();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof RolledBack)) throw error;
+    });
+  const top = plan.match(/Buffers: shared hit=(\d+)(?: read=(\d+))?/);
+  if (!top) throw new Error(`no buffer count in the plan:\n${plan}`);
+  return { plan, buffers: Number(top[1]) + Number(top[2] ?? 0) };
+}
+
+class RolledBack extends Error {}

@@ -6,8 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, migrate, openDatabase } from '../../server/db/database.ts';
 import { prepared } from '../../server/db/prepared.ts';
-import { runSql } from '../../server/db/sql.ts';
-import { type Backend, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { pendingReportWhere, runSql } from '../../server/db/sql.ts';
+import {
+  type Backend,
+  createTestDatabase,
+  explainRolledBack,
+  type TestDatabase,
+} from '../helpers/database.ts';
 import { fixture, startTestService, waitForReport } from '../helpers/service.ts';
 
 describe.each<Backend>(['postgres', 'pglite'])('storage on %s', (backend) => {
@@ -51,6 +56,55 @@ describe.each<Backend>(['postgres', 'pglite'])('storage on %s', (backend) => {
     expect(rows).toHaveLength(2);
     // PostgreSQL here is built with lz4 ('l'); PGlite is not, and keeps the default ('' = pglz).
     for (const row of rows) expect(row.attcompression).toBe(backend === 'postgres' ? 'l' : '');
+  });
+
+  it('writes to a pending report by its key, even when the statistics saw no pending report (a burst after a quiet hour)', async () => {
+    const em = db.orm.em.fork();
+    const [account] = await runSql<{ id: string }>(
+      em,
+      `insert into accounts (id, email, created_at) values (gen_random_uuid(), 'burst@example.com', now()) returning id`,
+    );
+    const [enterprise] = await runSql<{ id: string }>(
+      em,
+      `insert into enterprises (id, account_id, mode, name, report_count, created_at, updated_at)
+       values (gen_random_uuid(), $1, 'test', '突发企业', 0, now(), now()) returning id`,
+      [account!.id],
+    );
+    const addReports = (from: number, count: number, status: string) =>
+      runSql(
+        em,
+        `insert into reports (id, account_id, mode, enterprise_id, version_no, name, accounting_standard, year_start,
+                              year_end, ai_auto_analysis, validation_warnings, status, created_at, updated_at)
+         select gen_random_uuid(), $1, 'test', $2, $5 + g, '突发企业', 'general_new', 2023, 2024, false, '[]', $4,
+                now() - interval '1 day' + g * interval '1 ms', now()
+           from generate_series(1, $3) g`,
+        [account!.id, enterprise!.id, count, status, from],
+      );
+    // The quiet hour: every report finished, and ANALYZE (autovacuum's) saw no pending one.
+    await addReports(0, 300, 'success');
+    await runSql(em, 'analyze reports');
+    // Then the burst, before the next ANALYZE.
+    await addReports(300, 500, 'pending');
+    // What one write to the burst's latest report reads (EXPLAIN's buffers), in a transaction rolled back.
+    const oneWrite = async (where: string) => {
+      const [last] = await runSql<{ id: string }>(
+        em,
+        `select id from reports where status = 'pending' order by created_at desc limit 1`,
+      );
+      const write = await explainRolledBack(em, `update reports set updated_at = now() where ${where}`, [
+        last!.id,
+      ]);
+      expect(write.plan).toMatch(/\(actual rows=1 loops=1\)/);
+      return write;
+    };
+    const early = await oneWrite(pendingReportWhere('$1'));
+    await addReports(800, 4000, 'pending');
+    const late = await oneWrite(pendingReportWhere('$1'));
+    // Found by the key: it reads as much with 4,500 reports pending as with 500 (a walk of the pending reports in
+    // reports_status_created_at_index read 53 buffers with 2,000 pending, and grows with them).
+    expect(late.plan).toContain('reports_pkey');
+    expect(late.plan).not.toContain('Rows Removed by Filter');
+    expect(late.buffers).toBeLessThanOrEqual(early.buffers + 3);
   });
 });
 

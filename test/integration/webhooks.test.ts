@@ -15,7 +15,7 @@ import { failStaleReports, maxPendingSeconds } from '../../server/jobs/sweeper.t
 import { registry } from '../../server/observability/metrics.ts';
 import { FETCH_SQL, LEASE_SECONDS, RETRY_SCHEDULE_SECONDS } from '../../server/webhooks/delivery.ts';
 import { serialiseEvent, type WebhookEvent } from '../../server/webhooks/payload.ts';
-import type { Backend } from '../helpers/database.ts';
+import { type Backend, explainRolledBack } from '../helpers/database.ts';
 import { insertReport } from '../helpers/records.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
@@ -574,26 +574,8 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     await queue(cap, 'held-', true);
     await queue(10, 'queued-', false);
     // What one fetch reads (EXPLAIN's buffers), in a transaction rolled back: it takes nothing of this account.
-    const buffersOfOneFetch = async () => {
-      let plan = '';
-      await em
-        .fork()
-        .transactional(async (tx) => {
-          const rows = await runSql<Record<string, string>>(
-            tx,
-            `explain (analyze, buffers, costs off, timing off, format text) ${FETCH_SQL}`,
-            [cap, 16, LEASE_SECONDS],
-          );
-          plan = rows.map((row) => Object.values(row)[0]).join('\n');
-          throw new Error('rolled back');
-        })
-        .catch((error: Error) => {
-          if (error.message !== 'rolled back') throw error;
-        });
-      const top = plan.match(/Buffers: shared hit=(\d+)(?: read=(\d+))?/);
-      expect(top, plan).not.toBeNull();
-      return Number(top![1]) + Number(top![2] ?? 0);
-    };
+    const buffersOfOneFetch = async () =>
+      (await explainRolledBack(em, FETCH_SQL, [cap, 16, LEASE_SECONDS])).buffers;
     const small = await buffersOfOneFetch();
     await queue(2000, 'backlog-', false);
     await runSql(em, 'analyze webhook_deliveries');
