@@ -11,15 +11,18 @@
  * 2) — so a drift in the machine's speed (other tenants, steal) falls on both. Each round starts the build's
  * service on a fresh database with every capability on (lib.ts withService: rate limits counted, per-account
  * fairness, idempotency keys, a webhook endpoint and its deliveries, metrics, the access log), warms it up, and
- * measures the pooled sustained run, the stored bytes per report and the cost of a conditional read. Each figure's
+ * measures the pooled sustained run, the stored bytes per report and the cost of a conditional read; before it, the
+ * engine alone (engine.ts), whose figure the round's whole is divided by. Each figure's
  * ratio (this ÷ that) is given as the ratio of the two builds' means, with the spread of the per-round ratios
  * (round i of this against round i of that).
  */
+
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { engineCpuPerReport } from './engine.ts';
 import {
   closedLoop,
   conditionalReadCost,
@@ -67,6 +70,8 @@ export function removeWorktree(root: string) {
 }
 
 interface Round {
+  /** The engine alone (this build's, in this process) measured right before the round, on the machine as it is then. */
+  engineMs: number;
   perSecond: number;
   p50: number;
   serviceMain: number;
@@ -90,6 +95,9 @@ interface Round {
 }
 
 async function oneRound(root: string): Promise<Round> {
+  // The machine's speed drifts within a run (the engine alone measured 5.4–8.9 ms on one VM within an hour), so each
+  // round's whole is divided by the engine measured just before it, with nothing else of the bench running.
+  const engineMs = engineCpuPerReport(200, 50);
   const receiver = await webhookReceiver();
   try {
     return await withService(
@@ -102,6 +110,7 @@ async function oneRound(root: string): Promise<Round> {
         const c = run.cpu!;
         const sorted = [...run.latencies].sort((a, b) => a - b);
         return {
+          engineMs,
           perSecond: (run.completed / run.elapsedMs) * 1000,
           p50: sorted[Math.floor(sorted.length / 2)] ?? Number.NaN,
           serviceMain: c.serviceMain,
@@ -171,7 +180,8 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
             `(service ${(round.serviceMain + round.serviceOther).toFixed(1)}, PostgreSQL ${round.postgres.toFixed(1)}), ` +
             `idle ${round.idlePct.toFixed(1)} % (${round.reportsIdlePct.toFixed(1)} % while reports ran, ` +
             `${round.drainIdlePct.toFixed(1)} % over ${round.drainSeconds.toFixed(1)} s of webhook deliveries after them), ` +
-            `steal ${round.stealPct.toFixed(1)} %${round.webhook ? '' : ', no webhooks in this build'}`,
+            `steal ${round.stealPct.toFixed(1)} %${round.webhook ? '' : ', no webhooks in this build'}; ` +
+            `engine alone just before ${round.engineMs.toFixed(2)} ms, whole ÷ engine ${(round.total / round.engineMs).toFixed(2)}`,
         );
       }
     }
@@ -216,8 +226,16 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
       .join(', ');
   console.log(`machine idle % while reports ran — this: ${split(mine)}; that: ${split(theirs)}`);
   const engine = options.engineMs;
+  const overEngine = (rows: Round[]) => rows.map((r) => fmt(r.total / r.engineMs, 2)).join(' / ');
+  const meanOverEngine = (rows: Round[]) =>
+    rows.reduce((sum, r) => sum + r.total / r.engineMs, 0) / rows.length;
   console.log(
-    `engine alone (this build, in process): ${engine.toFixed(2)} ms CPU per report; whole (service + PostgreSQL) ÷ engine: ` +
-      `this ${fmt(mean(mine, 'total') / engine, 2)}, that ${fmt(mean(theirs, 'total') / engine, 2)} (that build's whole over this build's engine)`,
+    `engine alone (this build, in process) at the start: ${engine.toFixed(2)} ms CPU per report; before each round: ` +
+      `this ${mine.map((r) => fmt(r.engineMs, 2)).join(' / ')}, that ${theirs.map((r) => fmt(r.engineMs, 2)).join(' / ')}`,
+  );
+  console.log(
+    `whole (service + PostgreSQL) ÷ engine, each round over the engine measured just before it: this ${overEngine(mine)} ` +
+      `(mean ${fmt(meanOverEngine(mine), 2)}), that ${overEngine(theirs)} (mean ${fmt(meanOverEngine(theirs), 2)}; that build's ` +
+      `whole over this build's engine)`,
   );
 }
