@@ -1,7 +1,8 @@
 /**
  * How the database stores and runs the hot path (docs/performance.md): the analysis documents are `json`, the
- * large documents lz4-compressed where the server has lz4, and the registered statements run as named prepared
- * statements on PostgreSQL — on both backends from the same migrations.
+ * large documents lz4-compressed where the server has lz4, a write to a pending report found by its key whatever the
+ * statistics say, and the registered statements run as named prepared statements on PostgreSQL — on both backends
+ * from the same migrations.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, migrate, openDatabase } from '../../server/db/database.ts';
