@@ -15,7 +15,7 @@ import type { Kysely } from 'kysely';
 import { CompiledQuery } from 'kysely';
 import { type Db, fromPglite, type Job, PgBoss } from 'pg-boss';
 // pg-boss's statement builders (the installed, pinned version): a job's insert is embedded in the statement that
-// writes what the job is for (JobQueue.jobInsertCtes). Checked when a queue is prepared; the tests run through it.
+// writes what the job is for (JobQueue.analysisJobInsertCtes). Checked when the queue starts; the tests run through it.
 import { attemptPairs, completeJobs, insertJobs, notifyChannelSql } from 'pg-boss/dist/plans.js';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -161,10 +161,8 @@ export class JobQueue {
   #counting: Promise<number> | null = null;
   /** The analysis queue's completion to embed (analysisCompletionCte), once its table is known. */
   #completion: ((cte: string, refs: readonly string[]) => string) | null = null;
-  /** Job inserts to embed (jobInsertCtes), by queue, once each queue's table is known (prepareEmbeddedInsert). */
-  #embedded = new Map<string, (cte: string, jobs: string) => string>();
-  /** Each prepared queue's table (completionCte). */
-  #tables = new Map<string, string>();
+  /** The analysis queue's job insert to embed (analysisJobInsertCtes), once its table is known. */
+  #insert: ((cte: string, jobs: string) => string) | null = null;
 
   private constructor(boss: PgBoss, settings: JobSettings, logger: Logger, fetchDb: Db | undefined) {
     this.boss = boss;
@@ -227,8 +225,11 @@ export class JobQueue {
         );
     await boss.start();
     await queue.#createQueues();
-    queue.#table = (await queue.prepareEmbeddedInsert(ANALYSIS_QUEUE)).table;
-    queue.#completion = embeddedCompletion('pgboss', queue.#table);
+    const analysis = await boss.getQueue(ANALYSIS_QUEUE);
+    if (!analysis) throw new Error(`queue ${ANALYSIS_QUEUE} does not exist`);
+    queue.#table = analysis.table;
+    queue.#insert = embeddedJobInsert('pgboss', analysis.table, ANALYSIS_QUEUE, analysis.notify === true);
+    queue.#completion = embeddedCompletion('pgboss', analysis.table);
     queue.#started = true;
     return queue;
   }
@@ -257,27 +258,17 @@ export class JobQueue {
     await this.boss.updateQueue(ANALYSIS_QUEUE, updatable);
   }
 
-  /** Reads queue `name` (created) and makes its job insert embeddable (jobInsertCtes). */
-  async prepareEmbeddedInsert(name: string): Promise<{ table: string }> {
-    const queue = await this.boss.getQueue(name);
-    if (!queue) throw new Error(`queue ${name} does not exist`);
-    this.#embedded.set(name, embeddedJobInsert('pgboss', queue.table, name, queue.notify === true));
-    this.#tables.set(name, queue.table);
-    return { table: queue.table };
-  }
-
   /**
-   * Queue `name`'s job insert as two CTEs of a caller's statement — `cte` (pg-boss's own insert, returning the jobs'
+   * The analysis queue's job insert as two CTEs of a caller's statement — `cte` (pg-boss's own insert, returning the jobs'
    * ids) and `<cte>_notified` (the queue's NOTIFY if it has one, sent on commit, as pg-boss's send does) — so a job is
    * written by the statement that writes what it is for: no round trip of its own. `jobs` is an SQL expression of
    * type json: an array of jobs in pg-boss's payload shape (keys of its json_to_recordset, e.g. `data`, `groupId`,
    * `priority`; absent keys take the queue's settings). The caller must read `<cte>_notified`
    * (`(select count(*) from <cte>_notified)`): a CTE that is not read does not run.
    */
-  jobInsertCtes(name: string, cte: string, jobs: string): string {
-    const build = this.#embedded.get(name);
-    if (!build) throw new Error(`the job insert of ${name} has not been prepared`);
-    return build(cte, jobs);
+  analysisJobInsertCtes(cte: string, jobs: string): string {
+    if (!this.#insert) throw new Error('the job queue has not started');
+    return this.#insert(cte, jobs);
   }
 
   /**
@@ -287,25 +278,17 @@ export class JobQueue {
    * of the parameters completionParams gives, in that order.
    */
   analysisCompletionCte(cte: string, ids: string, attempts: string): string {
-    return this.completionCte(ANALYSIS_QUEUE, cte, ids, attempts);
-  }
-
-  /** The same completion for a job of queue `name`, which must share the analysis queue's table. */
-  completionCte(name: string, cte: string, ids: string, attempts: string): string {
     if (!this.#completion) throw new Error('the job queue has not started');
-    const table = this.#tables.get(name);
-    if (table !== this.#table)
-      throw new Error(`queue ${name} is not in ${this.#table}: its completion cannot be embedded`);
-    return this.#completion(cte, [`'${name}'`, ids, 'null', attempts]);
+    return this.#completion(cte, [`'${ANALYSIS_QUEUE}'`, ids, 'null', attempts]);
   }
 
-  /** The parameters of completionCte (and analysisCompletionCte) for `attempt` (none: the CTE completes nothing). */
+  /** The parameters of analysisCompletionCte for `attempt` (none: the CTE completes nothing). */
   completionParams(attempt?: { id: string; retryCount: number }): [string[], string[]] {
     return attempt ? [[attempt.id], attemptPairs([attempt.id], [attempt.retryCount])] : [[], []];
   }
 
   /**
-   * The json array (text) of one analysis job for jobInsertCtes: pg-boss's payload, as its send makes it. The job's
+   * The json array (text) of one analysis job for analysisJobInsertCtes: pg-boss's payload, as its send makes it. The job's
    * group is the account: workers run at most `jobAccountConcurrency` jobs of one group at once (pg-boss
    * groupConcurrency), so one account's burst waits behind its own jobs, not in front of everyone else's.
    */
@@ -315,7 +298,7 @@ export class JobQueue {
     ]);
   }
 
-  /** Counts `jobs` analysis jobs this process enqueued through jobInsertCtes (for hasRoom's estimate). */
+  /** Counts `jobs` analysis jobs this process enqueued through analysisJobInsertCtes (for hasRoom's estimate). */
   enqueued(jobs: number): void {
     this.#waiting.since += jobs;
   }

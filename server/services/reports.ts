@@ -20,7 +20,6 @@ import {
   QueueFullError,
   ValidationError,
 } from '../errors.ts';
-import { ANALYSIS_QUEUE } from '../jobs/queue.ts';
 import { isUuid } from '../lib/ids.ts';
 import { submissions } from '../observability/metrics.ts';
 import type { Principal } from './apiKeys.ts';
@@ -54,7 +53,7 @@ export const KEY_TAKEN_SQLSTATE = 'FRA01';
 
 /**
  * The whole submission in one statement, so in one round trip and one transaction of its own: the enterprise, the
- * report, its task, its pg-boss job (JobQueue.jobInsertCtes) and, with an Idempotency-Key, the key completed with
+ * report, its task, its pg-boss job (JobQueue.analysisJobInsertCtes) and, with an Idempotency-Key, the key completed with
  * the receipt to replay — either all exist (and the job will run) or none does.
  *
  * The enterprise row is found or created, and its report_count taken as the report's version number, under the
@@ -112,7 +111,7 @@ function recordSubmissionSql(queue: ServiceContext['queue'], withKey: boolean): 
     insert into tasks (id, report_id, status, step, attempts, payload, created_at, updated_at)
     select $13, report.id, 'processing', 'queued', 0, $14::jsonb, $6, $6 from report
     returning id
-  ), ${queue.jobInsertCtes(ANALYSIS_QUEUE, 'analysis_job', '$15::text::json')}${key}
+  ), ${queue.analysisJobInsertCtes('analysis_job', '$15::text::json')}${key}
   select id as enterprise_id, report_count as version_no, (select count(*) from analysis_job_notified) as notified${
     withKey
       ? `,

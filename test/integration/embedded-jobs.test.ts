@@ -1,5 +1,5 @@
 /**
- * The submission writes its analysis job with pg-boss's own insert embedded in its statement (JobQueue.jobInsertCtes,
+ * The submission writes its analysis job with pg-boss's own insert embedded in its statement (JobQueue.analysisJobInsertCtes,
  * issue 26) instead of pg-boss's send in a transaction. The job must be the job pg-boss's send makes — same queue
  * settings, group, priority, retention — and must still wake the workers by the queue's NOTIFY, or they would find
  * it only at their poll. The assemble statement records the report.succeeded deliveries (the deliveries' queue)
