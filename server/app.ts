@@ -7,7 +7,7 @@ import { graphqlMiddleware } from './graphql/index.ts';
 import { publicTemplateRoutes } from './import/importRoutes.ts';
 import { rateLimitsOf } from './lib/rateLimits.ts';
 import { accessLog } from './middlewares/accessLog.ts';
-import { cachedNotModified } from './middlewares/cachedNotModified.ts';
+import { answerPollsAhead } from './middlewares/cachedNotModified.ts';
 import { closeUnreadBody } from './middlewares/closeUnreadBody.ts';
 import { compression } from './middlewares/compress.ts';
 import { metricsMiddleware } from './middlewares/metrics.ts';
@@ -34,15 +34,17 @@ export function buildApp(services: ServiceContext, options: AppOptions = {}): Ko
   // TRUST_PROXY=<hops>: Koa takes the client address from the right-most `hops` X-Forwarded-For entries.
   const hops = config.trustProxyHops || (config.trustProxy ? 1 : 0);
   const app = new Koa({ proxy: hops > 0, maxIpsCount: hops });
-  app.context.rateLimits = rateLimitsOf(services);
+  const rateLimits = rateLimitsOf(services);
+  app.context.rateLimits = rateLimits;
 
   // Outermost, so they see the final status (after problem mapping) and the whole duration.
-  app.use(accessLog(logger));
+  const access = accessLog(logger);
+  app.use(access);
   app.use(metricsMiddleware());
   app.use(requestId);
   app.use(securityHeaders);
-  // A finished report's poll answered 304 from memory, ahead of the layers below (cachedNotModified.ts).
-  if (options.api !== false) app.use(cachedNotModified(services));
+  // A finished report's poll answered 304 from memory, ahead of Koa itself (cachedNotModified.ts).
+  if (options.api !== false) answerPollsAhead(app, services, rateLimits, access.line);
   app.use(closeUnreadBody);
   app.use(compression());
   app.use(problemMiddleware(logger));

@@ -47,7 +47,10 @@ const WHAT: Record<KeyBudget | AddressBudget, string> = {
   share_reads: 'shared-report reads from this address (per minute)',
 };
 
-export function setRateLimitHeaders(ctx: Pick<Context, 'set'>, state: BudgetState): void {
+export function setRateLimitHeaders(
+  ctx: { set(field: string, value: string): unknown },
+  state: BudgetState,
+): void {
   ctx.set('RateLimit-Policy', policyHeader(state));
   ctx.set('RateLimit', rateLimitHeader(state));
 }
