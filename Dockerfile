@@ -12,9 +12,12 @@ RUN npm ci --ignore-scripts \
   && rm -rf node_modules/node node_modules/.bin/node \
   && npm rebuild argon2
 COPY . .
+# The OpenAPI document parsed once, as JSON under node_modules/.cache (docs/operations.md, Start-up): the runtime user
+# cannot write there, so without it every start would parse the YAML.
 RUN node node_modules/vite/bin/vite.js build \
   && npm prune --omit=dev --ignore-scripts \
-  && rm -rf node_modules/node node_modules/.bin/node web/src test
+  && rm -rf node_modules/node node_modules/.bin/node web/src test \
+  && node -e "import('./server/rest/docsRoutes.ts').then((docs) => docs.loadOpenApiDocument())"
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \

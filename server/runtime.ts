@@ -14,6 +14,7 @@
  * to take at once; then the queue, the pool and the database close.
  */
 import { createServer, type Server } from 'node:http';
+import { getCompileCacheDir } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { type Logger, pino } from 'pino';
 import { AnalysisPool } from '../worker/pool.ts';
@@ -200,6 +201,8 @@ export async function startService(
         database: db.kind,
         poolThreads: pool.threads,
         aiModel: services.ai.client?.model ?? null,
+        // Where main.ts keeps Node's compile cache; null: off.
+        compileCache: getCompileCacheDir() ?? null,
       },
       'service started',
     );

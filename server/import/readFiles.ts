@@ -7,8 +7,9 @@
  * Its XML parser (saxes) does not resolve external entities or fetch DTDs.
  */
 import { parse as parseCsv } from 'csv-parse/sync';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import iconv from 'iconv-lite';
+import { loadExcel } from '../lib/excel.ts';
 import { checkXlsxArchive } from './archive.ts';
 import { ImportFileError } from './importErrors.ts';
 import { IMPORT_LIMITS } from './limits.ts';
@@ -77,7 +78,7 @@ function cellOf(cell: ExcelJS.Cell): Cell {
 
 async function readXlsx(file: UploadedFile): Promise<Grid[]> {
   await checkXlsxArchive(file.data, file.name);
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await loadExcel()).Workbook();
   try {
     await workbook.xlsx.load(file.data as unknown as ArrayBuffer, { ignoreNodes: ['dataValidations'] });
   } catch (error) {

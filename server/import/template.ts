@@ -6,9 +6,10 @@
  * client can use it to hand a submission back to an accountant.
  */
 import { Decimal } from 'decimal.js';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { type FormLine, formLines, STATEMENT_FORMS } from '../../worker/catalogue/lineItems.ts';
 import type { AccountingStandard, SheetType } from '../../worker/types.ts';
+import { loadExcel } from '../lib/excel.ts';
 import { ENTERPRISE_FIELDS, ENTERPRISE_SHEET_NAME } from './enterpriseSheet.ts';
 import { AMOUNT_FIELDS } from './importStatements.ts';
 
@@ -171,7 +172,7 @@ export async function buildTemplate(
   standard: AccountingStandard,
   body: TemplateBody | null = null,
 ): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await loadExcel()).Workbook();
   workbook.creator = 'financial-report-analysis';
   const guide = workbook.addWorksheet('填写说明');
   [

@@ -23,10 +23,13 @@ const MAX_PASSWORD = 200;
 
 /** zxcvbn score (0–4) a new password must reach: 3 = "safely unguessable", ~10^8 guesses. */
 const MIN_PASSWORD_SCORE = 3;
-const strength = new ZxcvbnFactory({
-  dictionary: { ...zxcvbnCommon.dictionary },
-  graphs: zxcvbnCommon.adjacencyGraphs,
-});
+let strength: ZxcvbnFactory | undefined;
+/** The estimator, built at the first password checked: ranking its dictionaries is work a start need not wait for. */
+const estimator = () =>
+  (strength ??= new ZxcvbnFactory({
+    dictionary: { ...zxcvbnCommon.dictionary },
+    graphs: zxcvbnCommon.adjacencyGraphs,
+  }));
 
 /** zxcvbn's warning keys → why, in the console's language. */
 const WEAKNESS: Record<string, string> = {
@@ -86,7 +89,7 @@ export function checkPassword(password: unknown, context: { email?: string } = {
   const inputs = context.email
     ? [context.email, ...context.email.split(/[@.+_-]/).filter((p) => p.length > 2)]
     : [];
-  const result = strength.check(password, inputs);
+  const result = estimator().check(password, inputs);
   if (result.score < MIN_PASSWORD_SCORE) {
     const why = (result.feedback.warning && WEAKNESS[result.feedback.warning]) || '太容易被猜到';
     throw passwordError(`密码太弱：${why}。请换一个更长、更不常见的密码（例如几个不相关的词组合）。`);

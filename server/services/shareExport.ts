@@ -8,7 +8,6 @@
  * Only Chinese labels: text codes (Altman zones and models, levels) are translated as on the page, risk codes
  * are not written. Read through the same share link as the page, so it opens exactly when the page does.
  */
-import ExcelJS from 'exceljs';
 import {
   formatDateTime,
   formatNumber,
@@ -22,6 +21,7 @@ import {
 } from '../../web/src/lib/format.ts';
 import { INDUSTRY_BENCHMARK_SLUG } from '../../worker/engine/industryBenchmark.ts';
 import { addIndustryBenchmarkSheet } from '../benchmarks/exportSheet.ts';
+import { loadExcel } from '../lib/excel.ts';
 import { presentSharedReport } from '../presenters/sharePresenter.ts';
 import type { ServiceContext } from './context.ts';
 import { getSharedReport } from './sharing.ts';
@@ -85,7 +85,7 @@ export async function exportSharedReport(
 ): Promise<{ name: string; body: Buffer }> {
   const shared = await getSharedReport(ctx, token);
   const report = presentSharedReport(shared);
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (await loadExcel()).Workbook();
   workbook.creator = '财务分析报告';
   const years = [...report.years].sort((a, b) => b - a);
   const catalogueReasons = report.null_reasons;

@@ -6,6 +6,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
@@ -108,10 +110,22 @@ describe('processes', { timeout: 180_000 }, () => {
     try {
       const otlp = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
       const [api, key] = await Promise.all([
-        start({ ...env, ...SMALL, ROLE: 'api', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: otlp }),
+        // No compile cache from the environment: the service enables Node's own (main.ts).
+        start({
+          ...env,
+          ...SMALL,
+          ROLE: 'api',
+          LOG_LEVEL: 'info',
+          OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+          NODE_COMPILE_CACHE: '',
+        }),
         newKey(env),
       ]);
       const { report_id: reportId, task_id: taskId } = await submit(api, key);
+      expect(logLines(api).find((line) => line.msg === 'service started')).toMatchObject({
+        role: 'api',
+        compileCache: expect.stringContaining(join(tmpdir(), 'node-compile-cache')),
+      });
 
       // An api process runs no job: the report stays queued (workers poll every second) until a worker starts.
       await new Promise((resolve) => setTimeout(resolve, 3000));
