@@ -20,7 +20,9 @@ RUN node node_modules/vite/bin/vite.js build \
   && node -e "import('./server/rest/docsRoutes.ts').then((docs) => docs.loadOpenApiDocument())"
 
 FROM node:24-bookworm-slim
+# Node's compile cache in the container's own /tmp: the runtime user cannot write node_modules (docs/operations.md).
 ENV NODE_ENV=production \
+    NODE_COMPILE_CACHE=/tmp/node-compile-cache \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATA_DIR=/data

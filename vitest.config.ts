@@ -1,7 +1,6 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { COMPILE_CACHE_DIR } from './server/config.ts';
 import { LongestFirstSequencer } from './test/helpers/sequencer.ts';
 
 export default defineConfig({
@@ -23,7 +22,7 @@ export default defineConfig({
     globalSetup: ['test/helpers/webBuild.ts'],
     // The analysis pool's worker threads (each test file starts a pool) take Node's compile cache from their
     // environment, as the service's do from main.ts (docs/operations.md, Start-up): ≈ 0.3 s of CPU less per pool.
-    env: { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'node-compile-cache') },
+    env: { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR },
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Integration tests share one PostgreSQL server; two cores make more parallel files slower, not faster.

@@ -3,7 +3,13 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { AccountBudget, Budget, BudgetSize } from './lib/rateLimits.ts';
+
+/** Where the service keeps Node's compile cache unless NODE_COMPILE_CACHE names a directory (main.ts). */
+export const COMPILE_CACHE_DIR = fileURLToPath(
+  new URL('../node_modules/.cache/financial-report-analysis/compile/', import.meta.url),
+);
 
 /** What this process runs: `all` (HTTP and jobs), `api` (HTTP, enqueues), `worker` (jobs, sweepers; ops endpoints). */
 export const ROLES = ['all', 'api', 'worker'] as const;

@@ -6,15 +6,16 @@
  */
 import { enableCompileCache, getCompileCacheDir } from 'node:module';
 import { pino } from 'pino';
-import { loadConfig } from './config.ts';
+import { COMPILE_CACHE_DIR, loadConfig } from './config.ts';
 import { startTracing } from './observability/tracing.ts';
 
 // Node's on-disk compile cache (V8 code of every module, TypeScript's stripped output included) for the modules
 // imported from here on, and — through the environment a worker thread starts with — for the analysis pool's:
 // a restart then skips compiling most of the service (≈ 1 s of a 4.4 s start on the VMs of docs/performance.md).
-// It lives under the temporary directory unless NODE_COMPILE_CACHE names one; NODE_DISABLE_COMPILE_CACHE=1 turns it
-// off. A module whose source changed is compiled again, never taken from the cache.
-enableCompileCache();
+// It lives in the project's node_modules/.cache (not Node's default under the shared temporary directory, where
+// another user of the machine could plant code for this process to run) unless NODE_COMPILE_CACHE names a
+// directory; NODE_DISABLE_COMPILE_CACHE=1 turns it off. A module whose source changed is compiled again.
+enableCompileCache(process.env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR);
 const compileCache = getCompileCacheDir();
 if (compileCache) process.env.NODE_COMPILE_CACHE = compileCache;
 

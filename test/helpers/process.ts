@@ -4,10 +4,9 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { COMPILE_CACHE_DIR } from '../../server/config.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -16,9 +15,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * modules it imports after its own; the CLI not at all): the directory main.ts uses by default. A test's env may
  * override it, or turn it off with NODE_DISABLE_COMPILE_CACHE.
  */
-export const COMPILE_CACHE_ENV = {
-  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || join(tmpdir(), 'node-compile-cache'),
-};
+export const COMPILE_CACHE_ENV = { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR };
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -6,11 +6,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../server/config.ts';
+import { COMPILE_CACHE_DIR, loadConfig } from '../../server/config.ts';
 import { connect, createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { type ChildService, runCli, startChildService, until } from '../helpers/process.ts';
 import { fixture } from '../helpers/service.ts';
@@ -124,7 +122,7 @@ describe('processes', { timeout: 180_000 }, () => {
       const { report_id: reportId, task_id: taskId } = await submit(api, key);
       expect(logLines(api).find((line) => line.msg === 'service started')).toMatchObject({
         role: 'api',
-        compileCache: expect.stringContaining(join(tmpdir(), 'node-compile-cache')),
+        compileCache: expect.stringContaining(COMPILE_CACHE_DIR),
       });
 
       // An api process runs no job: the report stays queued (workers poll every second) until a worker starts.
