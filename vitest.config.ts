@@ -20,8 +20,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Builds web/ into web/dist when it is missing or stale (the page and browser tests serve it).
     globalSetup: ['test/helpers/webBuild.ts'],
-    // The analysis pool's worker threads (each test file starts a pool) take Node's compile cache from their
-    // environment, as the service's do from main.ts (docs/operations.md, Start-up): ≈ 0.3 s of CPU less per pool.
+    // Node's compile cache for what the tests start from a module loaded by Node itself — the analysis pool's worker
+    // threads of every test file, and the child services and CLI runs (which inherit this environment), from their
+    // first module on — as main.ts gives the service's (docs/operations.md, Start-up).
     env: { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR },
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -13,7 +13,6 @@
  * nosniff) are set here in the same order; what only a routed request needs (compression, problem bodies,
  * tracing's Koa spans — the HTTP server span remains) is not.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Koa from 'koa';
 import type { RateLimits } from '../lib/rateLimits.ts';
@@ -25,7 +24,7 @@ import { type AccessLine, accessMs, keyPrefix } from './accessLog.ts';
 import { hasRequestBody } from './closeUnreadBody.ts';
 import { matchesIfNoneMatch } from './conditional.ts';
 import { budgetSpender, setRateLimitHeaders } from './rateLimit.ts';
-import { SAFE_REQUEST_ID } from './requestId.ts';
+import { requestIdFor } from './requestId.ts';
 
 /** The route this answers for, as @koa/router names it (the metrics' and access log's route label). */
 export const REPORT_ROUTE = '/api/v1/developer/reports/:reportId';
@@ -84,8 +83,7 @@ function notModifiedFromMemory(
     // metrics are observed when the response is over, as accessLog.ts and metrics.ts do.
     const started = performance.now();
     const endTimer = httpRequestDuration.startTimer();
-    const offered = header(req, 'x-request-id') ?? '';
-    const requestId = SAFE_REQUEST_ID.test(offered) ? offered : randomUUID();
+    const requestId = requestIdFor(header(req, 'x-request-id') ?? '');
     onResponseClosed(res, () => {
       const status = res.statusCode;
       accessLine({

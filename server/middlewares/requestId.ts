@@ -9,9 +9,13 @@ import type { Context, Next } from 'koa';
 export const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function requestId(ctx: Context, next: Next): Promise<void> {
-  const offered = ctx.get('X-Request-Id');
-  const id = SAFE_REQUEST_ID.test(offered) ? offered : randomUUID();
+  const id = requestIdFor(ctx.get('X-Request-Id'));
   ctx.state.requestId = id;
   ctx.set('X-Request-Id', id);
   await next();
+}
+
+/** The request id of a request offering `offered` (its X-Request-Id, '' when none): that, when safe to echo and log, else a new UUID. */
+export function requestIdFor(offered: string): string {
+  return SAFE_REQUEST_ID.test(offered) ? offered : randomUUID();
 }

@@ -63,7 +63,8 @@ export function loadOpenApiDocument(): Record<string, unknown> {
  */
 export function parseOpenApiSource(source: URL, cacheDir: URL): Record<string, unknown> {
   const text = readFileSync(source, 'utf8');
-  const cached = new URL(`openapi-${hash('sha256', text, 'hex').slice(0, 32)}.json`, cacheDir);
+  const name = `openapi-${hash('sha256', text, 'hex').slice(0, 32)}.json`;
+  const cached = new URL(name, cacheDir);
   try {
     return JSON.parse(readFileSync(cached, 'utf8')) as Record<string, unknown>;
   } catch {
@@ -72,7 +73,7 @@ export function parseOpenApiSource(source: URL, cacheDir: URL): Record<string, u
   const document = parse(text) as Record<string, unknown>;
   try {
     mkdirSync(cacheDir, { recursive: true });
-    const partial = new URL(`${cached.pathname.split('/').at(-1)}.${process.pid}.${Date.now()}`, cacheDir);
+    const partial = new URL(`${name}.${process.pid}.${Date.now()}`, cacheDir);
     writeFileSync(partial, JSON.stringify(document));
     renameSync(partial, cached);
   } catch {

@@ -6,16 +6,8 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { COMPILE_CACHE_DIR } from '../../server/config.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/**
- * Node's compile cache for every process a test starts, from its first module on (main.ts enables it only for the
- * modules it imports after its own; the CLI not at all): the directory main.ts uses by default. A test's env may
- * override it, or turn it off with NODE_DISABLE_COMPILE_CACHE.
- */
-export const COMPILE_CACHE_ENV = { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || COMPILE_CACHE_DIR };
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -53,7 +45,6 @@ export async function startChildService(
     // No drain unless a test asks for one (SHUTDOWN_DRAIN_SECONDS): SIGTERM closes the listener at once.
     env: {
       ...process.env,
-      ...COMPILE_CACHE_ENV,
       LOG_LEVEL: 'warn',
       SHUTDOWN_DRAIN_SECONDS: '0',
       ...env,
@@ -119,7 +110,7 @@ export async function runCli(args: string[], env: Record<string, string>) {
   try {
     const { stdout, stderr } = await promisify(execFile)(process.execPath, ['server/cli.ts', ...args], {
       cwd: ROOT,
-      env: { ...process.env, ...COMPILE_CACHE_ENV, ...env },
+      env: { ...process.env, ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {

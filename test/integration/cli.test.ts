@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPILE_CACHE_ENV, runCli, startChildService } from '../helpers/process.ts';
+import { runCli, startChildService } from '../helpers/process.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 // Each CLI run and server start opens the embedded database in a new process (seconds each, more on a busy
@@ -72,7 +72,7 @@ function runCliWithInput(args: string[], env: Record<string, string>, input: str
     const child = execFile(
       process.execPath,
       ['server/cli.ts', ...args],
-      { cwd: join(import.meta.dirname, '../..'), env: { ...process.env, ...COMPILE_CACHE_ENV, ...env } },
+      { cwd: join(import.meta.dirname, '../..'), env: { ...process.env, ...env } },
       (error, stdout, stderr) => resolve({ code: error ? ((error.code as number) ?? 1) : 0, stdout, stderr }),
     );
     child.stdin!.end(input);
