@@ -1,20 +1,21 @@
 /**
  * The pool's contract with the server: a report goes to a worker as its JSON text and each item comes back with
- * its sp_result already serialised. Strings cross threads as a copy of their bytes, where an object graph is
- * cloned value by value on both sides; and the server writes sp_result to the database as JSON anyway. Only the
- * AI step, when it runs, needs sp_result as an object again (`toAnalysisOutputs`).
+ * its sp_result already serialised and encoded to UTF-8 (worker/jsonBytes.ts): one buffer a batch crosses threads as
+ * one copy, where an object graph is cloned value by value on both sides, and the server writes the bytes to the
+ * database as they are. Only the AI step, when it runs, needs sp_result as an object again (`toAnalysisOutputs`).
  */
 import type { MatchedBenchmark } from './engine/benchmark.ts';
 import { buildCoreRiskInsight } from './engine/coreRisk.ts';
 import { benchmarkedSlugs } from './engine/industryBenchmark.ts';
 import { analysisLabel, computeAnalysis, withIndustryBenchmark } from './engine/registry.ts';
 import { VERDICT_INPUTS } from './engine/verdict.ts';
+import { parseUtf8Json, utf8Document, utf8Documents } from './jsonBytes.ts';
 import type { AnalysisOutput, NormalisedReport, RiskItem } from './types.ts';
 
 export interface ComputedItem {
   slug: string;
-  /** sp_result as JSON text. */
-  spResultJson: string;
+  /** sp_result as JSON text, UTF-8 encoded. */
+  spResultUtf8: Uint8Array;
   /** sp_result.released_year (the core risk insight takes it from the items). */
   releasedYear: number | null;
   /** What the core risk insight reads of sp_result (`coreView`): a small object, cheap to cross threads. */
@@ -51,9 +52,11 @@ export function coreView(slug: string, spResult: Record<string, unknown>): Recor
 /** Computes `slugs` over a report given as the JSON text of a NormalisedReport. Runs in a worker or inline. */
 export function computeItems(reportJson: string, slugs: readonly string[]): ComputedItem[] {
   const report = JSON.parse(reportJson) as NormalisedReport;
-  return computeAnalysis(report, slugs).map((output) => ({
+  const outputs = computeAnalysis(report, slugs);
+  const documents = utf8Documents(outputs.map((output) => JSON.stringify(output.sp_result)));
+  return outputs.map((output, i) => ({
     slug: output.slug,
-    spResultJson: JSON.stringify(output.sp_result),
+    spResultUtf8: documents[i]!,
     releasedYear: typeof output.sp_result.released_year === 'number' ? output.sp_result.released_year : null,
     core: coreView(output.slug, output.sp_result),
     risk_items: output.risk_items,
@@ -63,7 +66,7 @@ export function computeItems(reportJson: string, slugs: readonly string[]): Comp
 function computedItem(output: AnalysisOutput): ComputedItem {
   return {
     slug: output.slug,
-    spResultJson: JSON.stringify(output.sp_result),
+    spResultUtf8: utf8Document(JSON.stringify(output.sp_result)),
     releasedYear: (output.sp_result.released_year as number | null) ?? null,
     core: { released_year: output.sp_result.released_year },
     risk_items: output.risk_items,
@@ -85,7 +88,7 @@ export function withCoreRiskInsight(
     slug: item.slug,
     sp_result:
       wanted.has(item.slug) && !VERDICT_SLUGS.has(item.slug)
-        ? (JSON.parse(item.spResultJson) as Record<string, unknown>)
+        ? parseUtf8Json<Record<string, unknown>>(item.spResultUtf8)
         : item.core,
     risk_items: item.risk_items,
   }));
@@ -103,7 +106,7 @@ export function withCoreRiskInsight(
   return [
     {
       slug: core.slug,
-      spResultJson: JSON.stringify(core.sp_result),
+      spResultUtf8: utf8Document(JSON.stringify(core.sp_result)),
       releasedYear: (core.sp_result.released_year as number | null) ?? null,
       core: {},
       risk_items: core.risk_items,
@@ -116,7 +119,7 @@ export function withCoreRiskInsight(
 export function toAnalysisOutputs(items: readonly ComputedItem[]): AnalysisOutput[] {
   return items.map((item) => ({
     slug: item.slug,
-    sp_result: JSON.parse(item.spResultJson) as Record<string, unknown>,
+    sp_result: parseUtf8Json<Record<string, unknown>>(item.spResultUtf8),
     risk_items: item.risk_items,
   }));
 }

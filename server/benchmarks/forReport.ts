@@ -8,6 +8,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MatchedBenchmark, PeerDistribution } from '../../worker/engine/benchmark.ts';
 import { INDUSTRY_BENCHMARK_SLUG, SCORED_INDICATORS } from '../../worker/engine/industryBenchmark.ts';
+import { utf8Text } from '../../worker/jsonBytes.ts';
 import type { NormalisedReport } from '../../worker/types.ts';
 import { prepared } from '../db/prepared.ts';
 import { runSql } from '../db/sql.ts';
@@ -176,7 +177,8 @@ export async function recordPeerValues(
 
 /** The industry_benchmark item's sp_result JSON among the job's items. */
 export function industryBenchmarkJson(
-  items: readonly { slug: string; spResultJson: string }[],
+  items: readonly { slug: string; spResultUtf8: Uint8Array }[],
 ): string | null {
-  return items.find((i) => i.slug === INDUSTRY_BENCHMARK_SLUG)?.spResultJson ?? null;
+  const item = items.find((i) => i.slug === INDUSTRY_BENCHMARK_SLUG);
+  return item ? utf8Text(item.spResultUtf8) : null;
 }

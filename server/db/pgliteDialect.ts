@@ -19,6 +19,8 @@ import {
   PostgresQueryCompiler,
   type QueryResult,
 } from 'kysely';
+import { utf8Text } from '../../worker/jsonBytes.ts';
+import { Utf8Json } from './sql.ts';
 
 interface OpenTransaction {
   tx: Transaction;
@@ -35,7 +37,10 @@ class PgliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const target = this.#open?.tx ?? this.#db;
-    const result = await target.query<R>(query.sql, [...query.parameters]);
+    const parameters = query.parameters.map((value) =>
+      value instanceof Utf8Json ? utf8Text(value.bytes) : value,
+    );
+    const result = await target.query<R>(query.sql, parameters);
     return result.affectedRows === undefined
       ? { rows: result.rows }
       : { rows: result.rows, numAffectedRows: BigInt(result.affectedRows) };

@@ -19,6 +19,25 @@ export async function runSql<R = Record<string, unknown>>(
   return result.rows;
 }
 
+/**
+ * A `json` parameter given as its UTF-8 text (worker/jsonBytes.ts): node-postgres sends it in binary format, which
+ * for `json` is the text itself (PostgreSQL's json_recv checks it as json_in does), so it is neither decoded into a
+ * JavaScript string nor encoded again on the main thread. The parameter must be typed json in the statement
+ * (`$n::json`). PGlite takes parameters as values, not wire bytes: its dialect passes the text (pgliteDialect.ts).
+ */
+export class Utf8Json {
+  readonly bytes: Uint8Array;
+
+  constructor(bytes: Uint8Array) {
+    this.bytes = bytes;
+  }
+
+  /** node-postgres' hook for a parameter's value: a Buffer goes in binary format. */
+  toPostgres(): Buffer {
+    return Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength);
+  }
+}
+
 /** PostgreSQL's SQLSTATE of a failed statement (node-postgres' and PGlite's errors carry it as `code`). */
 export function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;

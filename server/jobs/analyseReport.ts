@@ -27,7 +27,7 @@ import {
 import { Report } from '../db/entities/report.entity.ts';
 import { Task } from '../db/entities/task.entity.ts';
 import { prepared } from '../db/prepared.ts';
-import { pendingReportWhere, runSql, sqlState } from '../db/sql.ts';
+import { pendingReportWhere, runSql, sqlState, Utf8Json } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
@@ -319,8 +319,9 @@ export async function analyseReport(
     items.forEach((item, position) => {
       const text = written.get(item.slug);
       const risks = text ? mergeRiskItems(item.risk_items, text.model_risk_items) : item.risk_items;
-      // sp_result is JSON text already (serialised in the pool): it is not parsed and serialised again here.
-      params.push(item.slug, position, item.spResultJson, JSON.stringify(risks), text?.ai_content ?? null);
+      // sp_result is UTF-8 JSON already (serialised and encoded in the pool): it goes to the database as it is.
+      params.push(item.slug, position, new Utf8Json(item.spResultUtf8), JSON.stringify(risks));
+      params.push(text?.ai_content ?? null);
       params.push(text?.ai_source ?? null);
     });
     const sql = assembleSql(ctx, items.length);

@@ -16,6 +16,7 @@ import { migrate, openDatabase } from '../../server/db/database.ts';
 import { runSql } from '../../server/db/sql.ts';
 import { computeItems, withCoreRiskInsight } from '../../worker/computed.ts';
 import { ANALYSIS_SLUGS } from '../../worker/engine/registry.ts';
+import { utf8Text } from '../../worker/jsonBytes.ts';
 import { normaliseSubmission } from '../../worker/normalise.ts';
 import { syntheticSubmission } from '../fixtures/synthetic.ts';
 import { createTestDatabase } from '../helpers/database.ts';
@@ -111,7 +112,7 @@ export async function benchBenchmarks(): Promise<void> {
       t = performance.now();
       const items = withCoreRiskInsight(computeItems(payload, ANALYSIS_SLUGS), matched.benchmark);
       engine.push(performance.now() - t);
-      const json = items.find((i) => i.slug === 'industry_benchmark')!.spResultJson;
+      const json = utf8Text(items.find((i) => i.slug === 'industry_benchmark')!.spResultUtf8);
       // Inside a transaction, without its commit: in the job these writes share the assemble transaction's.
       await em.transactional(async (tx) => {
         const start = performance.now();

@@ -17,6 +17,7 @@ import { ValidationError } from '../../server/errors.ts';
 import { computeItems, withCoreRiskInsight } from '../../worker/computed.ts';
 import type { MatchedBenchmark } from '../../worker/engine/benchmark.ts';
 import { ANALYSIS_SLUGS } from '../../worker/engine/registry.ts';
+import { parseUtf8Json } from '../../worker/jsonBytes.ts';
 import { normaliseSubmission } from '../../worker/normalise.ts';
 import type { NormalisedReport } from '../../worker/types.ts';
 
@@ -248,7 +249,8 @@ describe('industry_benchmark and the verdict on a real filing', () => {
     const items = withCoreRiskInsight(computed, benchmark);
     const parse = (slug: string) => {
       const found = items.find((i) => i.slug === slug)!;
-      return { sp: JSON.parse(found.spResultJson), risks: found.risk_items };
+      // biome-ignore lint/suspicious/noExplicitAny: the test reads into the documents' nested keys.
+      return { sp: parseUtf8Json<any>(found.spResultUtf8), risks: found.risk_items };
     };
     return { core: parse('core_risk_insight').sp, bench: parse('industry_benchmark') };
   };

@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { validateSubmission } from '../../schema/submission.ts';
 import { computeItems, withCoreRiskInsight } from '../../worker/computed.ts';
 import { ANALYSIS_SLUGS, assembleReportItems, computeAnalysis } from '../../worker/engine/registry.ts';
+import { parseUtf8Json } from '../../worker/jsonBytes.ts';
 import { normaliseSubmission } from '../../worker/normalise.ts';
 import { AnalysisPool, batchSlugs, fanOut } from '../../worker/pool.ts';
 import { loadFixture } from '../helpers/engineFixtures.ts';
@@ -55,6 +56,22 @@ describe('AnalysisPool', () => {
     expect(pooled).toEqual(local);
   });
 
+  it('answers each batch with its items’ sp_result as UTF-8 JSON views of one buffer of their exact size', async () => {
+    const validation = validateSubmission(loadFixture('general_new-3y'));
+    if (!validation.ok) throw new Error('fixture invalid');
+    const { report } = normaliseSubmission(validation.value);
+    const direct = computeAnalysis(report, ANALYSIS_SLUGS);
+    const items = await new AnalysisPool(0).compute(JSON.stringify(report), ANALYSIS_SLUGS);
+    const buffers = new Set(items.map((item) => item.spResultUtf8.buffer));
+    expect(buffers.size).toBe(1);
+    const total = items.reduce((sum, item) => sum + item.spResultUtf8.byteLength, 0);
+    expect([...buffers][0]!.byteLength).toBe(total);
+    for (const [i, item] of items.entries())
+      expect(parseUtf8Json(item.spResultUtf8)).toEqual(direct[i]!.sp_result);
+    // The Chinese labels survive the encoding: the bytes are UTF-8, not Latin-1 or escaped.
+    expect(Buffer.from(items[0]!.spResultUtf8).toString('utf8')).toMatch(/[\u4e00-\u9fff]/);
+  });
+
   it('fans a report out across an idle pool, and sends reports that arrive while it is busy as one batch', async () => {
     const validation = validateSubmission(loadFixture('general_new-3y'));
     if (!validation.ok) throw new Error('fixture invalid');
@@ -89,7 +106,7 @@ describe('the core risk insight on the job path', () => {
       const viaJob = withCoreRiskInsight(computeItems(JSON.stringify(report), ANALYSIS_SLUGS))[0]!;
       expect(viaJob.slug).toBe(direct.slug);
       // The verdict, data gaps and strengths need the items' figures, not only their risk items.
-      expect(JSON.parse(viaJob.spResultJson), name).toEqual(direct.sp_result);
+      expect(parseUtf8Json(viaJob.spResultUtf8), name).toEqual(direct.sp_result);
       expect(viaJob.risk_items, name).toEqual(direct.risk_items);
     }
   });
