@@ -21,10 +21,9 @@ export function utf8Documents(texts: readonly string[]): Uint8Array[] {
   });
 }
 
-/** One document's UTF-8 encoding (on the main thread, where nothing is cloned afterwards). */
+/** One document's UTF-8 encoding, as utf8Documents gives it. */
 export function utf8Document(text: string): Uint8Array {
-  const bytes = Buffer.from(text);
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return utf8Documents([text])[0]!;
 }
 
 /** The text of a UTF-8 document (a view as utf8Documents returns, or one that crossed threads). */

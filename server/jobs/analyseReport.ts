@@ -321,8 +321,7 @@ export async function analyseReport(
       const risks = text ? mergeRiskItems(item.risk_items, text.model_risk_items) : item.risk_items;
       // sp_result is UTF-8 JSON already (serialised and encoded in the pool): it goes to the database as it is.
       params.push(item.slug, position, new Utf8Json(item.spResultUtf8), JSON.stringify(risks));
-      params.push(text?.ai_content ?? null);
-      params.push(text?.ai_source ?? null);
+      params.push(text?.ai_content ?? null, text?.ai_source ?? null);
     });
     const sql = assembleSql(ctx, items.length);
     const assemble = async (em: EntityManager) => {
