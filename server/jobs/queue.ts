@@ -274,17 +274,24 @@ export class JobQueue {
   /**
    * The completion of an analysis job's attempt as a CTE `cte` of a caller's statement (the job's assemble statement),
    * fenced to the attempt as pg-boss's complete is, returning the id when it completed it: the report's success and
-   * its job's completion commit together, with no statement of their own. `ids` and `attempts` are SQL expressions
-   * of the parameters completionParams gives, in that order.
+   * its job's completion commit together, with no statement of their own. `id` and `attempts` are SQL expressions
+   * of the parameters completionParams gives, in that order: the job's id (null: the CTE completes nothing) and its
+   * attempt pair.
+   *
+   * The id goes in as a one-element array (`array[id::uuid]`, where pg-boss's own complete passes an array parameter):
+   * the caller's statement is prepared, and the plan cached for an array parameter assumes ten ids, for which a scan
+   * of the whole job table looked cheaper than ten probes of its key whenever the table was small at the last
+   * ANALYZE. That plan was then kept while the table grew: every report's completion read every job (1,200 rows a
+   * report in the bench's ten seconds). For one id the key is cheaper at any size past a few pages.
    */
-  analysisCompletionCte(cte: string, ids: string, attempts: string): string {
+  analysisCompletionCte(cte: string, id: string, attempts: string): string {
     if (!this.#completion) throw new Error('the job queue has not started');
-    return this.#completion(cte, [`'${ANALYSIS_QUEUE}'`, ids, 'null', attempts]);
+    return this.#completion(cte, [`'${ANALYSIS_QUEUE}'`, `array[${id}::uuid]`, 'null', attempts]);
   }
 
   /** The parameters of analysisCompletionCte for `attempt` (none: the CTE completes nothing). */
-  completionParams(attempt?: { id: string; retryCount: number }): [string[], string[]] {
-    return attempt ? [[attempt.id], attemptPairs([attempt.id], [attempt.retryCount])] : [[], []];
+  completionParams(attempt?: { id: string; retryCount: number }): [string | null, string[]] {
+    return attempt ? [attempt.id, attemptPairs([attempt.id], [attempt.retryCount])] : [null, []];
   }
 
   /**

@@ -332,8 +332,14 @@ export interface Settlement {
  * statement — atomic without a transaction — for every attempt given (parallel arrays, one element per attempt):
  * each delivery's next attempt is its `next_attempt_at` at its `priority`, and its lease is released. A delivery
  * deleted meanwhile (with its endpoint) gets no log row, rather than failing the statement for the others.
+ *
+ * Not a prepared statement: it is planned for each call, for the attempts it settles and the table's size then.
+ * A cached plan is made once, for the table as its last ANALYZE saw it: made while the table was small it hashed the
+ * whole table to settle four attempts, and kept doing so while a burst grew the table tenfold until autovacuum next
+ * analysed it (0.9–1.1 ms a settle at 3,200 deliveries, growing with them, against 0.15 ms of planning and 0.17 ms of
+ * execution planned per call; docs/performance.md, "Issue 26, fifteenth stop").
  */
-const SETTLE_SQL = prepared(`
+export const SETTLE_SQL = `
   with s as (
     select * from unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[],
                          $8::timestamptz[], $9::timestamptz[], $10::text[], $11::smallint[], $12::uuid[])
@@ -351,12 +357,17 @@ const SETTLE_SQL = prepared(`
      set attempts = s.attempt_no, status = s.status, last_status_code = s.status_code, last_latency_ms = s.latency_ms,
          last_error = s.error, next_attempt_at = s.next_attempt_at, delivered_at = s.delivered_at,
          attempt_started_at = null, priority = s.priority
-    from s where d.id = s.id`);
+    from s where d.id = s.id`;
 
 /** Settles `settlements` in one statement (SETTLE_SQL). */
 export async function settleDeliveries(em: EntityManager, settlements: readonly Settlement[]): Promise<void> {
+  await runSql(em, SETTLE_SQL, settleParams(settlements));
+}
+
+/** SETTLE_SQL's parameters for `settlements`: one array per column, one element per attempt. */
+export function settleParams(settlements: readonly Settlement[]): unknown[][] {
   const column = <K extends keyof Settlement>(key: K) => settlements.map((settlement) => settlement[key]);
-  await runSql(em, SETTLE_SQL, [
+  return [
     column('id'),
     column('attemptNo'),
     column('attemptedAt'),
@@ -369,7 +380,7 @@ export async function settleDeliveries(em: EntityManager, settlements: readonly 
     column('goneReason'),
     column('priority'),
     column('endpointId'),
-  ]);
+  ];
 }
 
 /**
