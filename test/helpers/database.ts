@@ -85,23 +85,38 @@ export async function explainRolledBack(
   params: readonly unknown[] = [],
 ): Promise<{ plan: string; buffers: number }> {
   let plan = '';
+  await rolledBack(em, async (tx) => {
+    const rows = await runSql<Record<string, string>>(
+      tx,
+      `explain (analyze, buffers, costs off, timing off, format text) ${statement}`,
+      params,
+    );
+    plan = rows.map((row) => Object.values(row)[0]).join('\n');
+  });
+  return { plan, buffers: planBuffers(plan) };
+}
+
+/** The top buffer count of an EXPLAIN (ANALYZE, BUFFERS) plan: shared hits and reads. */
+export function planBuffers(plan: string): number {
+  const top = plan.match(/Buffers: shared hit=(\d+)(?: read=(\d+))?/);
+  if (!top) throw new Error(`no buffer count in the plan:\n${plan}`);
+  return Number(top[1]) + Number(top[2] ?? 0);
+}
+
+/** Runs `work` in a transaction of its own and rolls it back, so that nothing it writes stays. */
+export async function rolledBack(
+  em: EntityManager,
+  work: (tx: EntityManager) => Promise<void>,
+): Promise<void> {
   await em
     .fork()
     .transactional(async (tx) => {
-      const rows = await runSql<Record<string, string>>(
-        tx,
-        `explain (analyze, buffers, costs off, timing off, format text) ${statement}`,
-        params,
-      );
-      plan = rows.map((row) => Object.values(row)[0]).join('\n');
+      await work(tx as EntityManager);
       throw new RolledBack();
     })
     .catch((error: unknown) => {
       if (!(error instanceof RolledBack)) throw error;
     });
-  const top = plan.match(/Buffers: shared hit=(\d+)(?: read=(\d+))?/);
-  if (!top) throw new Error(`no buffer count in the plan:\n${plan}`);
-  return { plan, buffers: Number(top[1]) + Number(top[2] ?? 0) };
 }
 
 class RolledBack extends Error {}

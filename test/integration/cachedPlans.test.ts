@@ -17,6 +17,7 @@ import {
   settleDeliveries,
   settleParams,
 } from '../../server/webhooks/delivery.ts';
+import { planBuffers, rolledBack } from '../helpers/database.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const ACCOUNT = '00000000-0000-4000-8000-00000000a001';
@@ -57,22 +58,6 @@ async function planAsRun(tx: EntityManager, text: string, values: unknown[]): Pr
   await runSql(tx, 'rollback to savepoint explained');
   return rows.map((row) => Object.values(row)[0]).join('\n');
 }
-
-const buffers = (plan: string) => Number(/Buffers: shared hit=(\d+)/.exec(plan)?.[1] ?? Number.NaN);
-
-/** Rolls back whatever `work` did in its transaction. */
-async function rolledBack(em: EntityManager, work: (tx: EntityManager) => Promise<void>): Promise<void> {
-  await em
-    .fork()
-    .transactional(async (tx) => {
-      await work(tx);
-      throw new RolledBack();
-    })
-    .catch((error: unknown) => {
-      if (!(error instanceof RolledBack)) throw error;
-    });
-}
-class RolledBack extends Error {}
 
 describe('cached plans on postgres', () => {
   let service: TestService;
@@ -136,7 +121,7 @@ describe('cached plans on postgres', () => {
       const grown = await planAsRun(tx, SETTLE_SQL, settleParams(await settle()));
       // A plan kept from the small table hashed every delivery: 223 buffers at 3,300 of them, and growing.
       expect(grown).not.toMatch(/Seq Scan on webhook_deliveries/);
-      expect(buffers(grown)).toBeLessThanOrEqual(buffers(small) + 12);
+      expect(planBuffers(grown)).toBeLessThanOrEqual(planBuffers(small) + 12);
     });
   });
 
@@ -172,7 +157,7 @@ describe('cached plans on postgres', () => {
       expect(grown).toMatch(/\(actual rows=1 loops=1\)/);
       // A plan for an array parameter (ten ids assumed) scanned the whole job table: every report read every job.
       expect(grown).not.toMatch(/Seq Scan on job_common/);
-      expect(buffers(grown)).toBeLessThanOrEqual(buffers(small) + 6);
+      expect(planBuffers(grown)).toBeLessThanOrEqual(planBuffers(small) + 6);
     });
   });
 });
