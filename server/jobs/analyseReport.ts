@@ -56,21 +56,25 @@ interface ClaimedTask {
 }
 
 /**
- * CTEs `claimed` and `stored`: for the tasks `taskIds` selects (a query of one column, `id`) that are still
+ * CTEs `claimed` and `stored`: for the tasks whose id satisfies `taskId` (an SQL condition on `t.id`) that are still
  * processing, at time `now`, claim an attempt and do step 1 (store) in the same statement: count the attempt,
  * store the statements in normalised form — one row per year and sheet, taken from the stored submission inside the
  * database (it does not travel back to us for this; a retried attempt overwrites the rows of an earlier one) — and
  * enter the compute step, durably before the CPU work (so a crash from then on shows in `attempts`). `claimed`
  * returns each task's submission and what the job needs of its report. One statement and one transaction instead
  * of a claim and a store of their own.
+ *
+ * The condition finds the tasks by their key whatever the statistics say: a join with the ids let the planner, with
+ * statistics from a quiet moment (no task processing), walk every processing task — and look up each one's report —
+ * to claim the few a fetch took: a backlog's size in rows per fetch (docs/performance.md, sixteenth stop).
  */
-function claimAndStoreCtes(taskIds: string, now: string): string {
+function claimAndStoreCtes(taskId: string, now: string): string {
   return `claimed as (
     update tasks as t
        set step = 'compute', attempts = t.attempts + 1, started_at = coalesce(t.started_at, ${now}::timestamptz),
            updated_at = ${now}::timestamptz
-      from reports as r, (${taskIds}) as f
-     where t.id = f.id and t.status = 'processing' and r.id = t.report_id
+      from reports as r
+     where ${taskId} and t.status = 'processing' and r.id = t.report_id
     returning t.id as task_id, t.payload, r.id as report_id, r.ai_auto_analysis, r.account_id, r.mode,
               r.enterprise_id, r.version_no
   ), stored as (
@@ -88,7 +92,7 @@ const benchmarkViewSql = (payload: string) =>
 
 /** One task's claim and store, for a job fetched without its claim (claimOf: undefined). */
 const CLAIM_AND_STORE_SQL = prepared(`
-  with ${claimAndStoreCtes('select $1::uuid as id', '$2')}
+  with ${claimAndStoreCtes('t.id = $1::uuid', '$2')}
   select payload::text as payload, ai_auto_analysis, account_id, mode, enterprise_id, version_no,
          ${benchmarkViewSql('payload')} as benchmark_view
     from claimed`);
@@ -100,10 +104,12 @@ const CLAIM_AND_STORE_SQL = prepared(`
  * comes back without a claim. The claims' time is the one parameter added. The rows carry the claim as
  * `claim_*` columns (ClaimedTask's, prefixed; `claim_account_id` null: no claim).
  */
-function claimingFetchSql(fetch: string, parameters: number): string {
+export function claimingFetchSql(fetch: string, parameters: number): string {
+  // The fetched jobs' task ids as one array, computed once (an InitPlan): the claim then probes the tasks' key.
+  const fetchedTask = "t.id = any(array(select (data ->> 'taskId')::uuid from fetched))";
   return `
   with fetched as (${fetch}
-  ), ${claimAndStoreCtes("select distinct (data ->> 'taskId')::uuid as id from fetched", `$${parameters + 1}`)},
+  ), ${claimAndStoreCtes(fetchedTask, `$${parameters + 1}`)},
   ranked as (
     select f.*, row_number() over (partition by f.data ->> 'taskId' order by f.id) as task_rank from fetched f
   )

@@ -11,6 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepared } from '../../server/db/prepared.ts';
 import { runSql } from '../../server/db/sql.ts';
+import { claimingFetchSql } from '../../server/jobs/analyseReport.ts';
 import {
   SETTLE_SQL,
   type Settlement,
@@ -22,6 +23,7 @@ import { startTestService, type TestService } from '../helpers/service.ts';
 
 const ACCOUNT = '00000000-0000-4000-8000-00000000a001';
 const ENDPOINT = '00000000-0000-4000-8000-00000000e001';
+const ENTERPRISE = '00000000-0000-4000-8000-0000000e0001';
 
 /** A SQL literal of `value` (arrays as array literals), for EXECUTE, which takes no bind parameters. */
 function literal(value: unknown): string {
@@ -73,6 +75,12 @@ describe('cached plans on postgres', () => {
       `insert into webhook_endpoints (id, account_id, mode, url, secret, created_at, updated_at)
        values ($1, $2, 'test', 'https://receiver.example.com/hook', 'whsec_x', now(), now())`,
       [ENDPOINT, ACCOUNT],
+    );
+    await runSql(
+      em,
+      `insert into enterprises (id, account_id, mode, name, report_count, created_at, updated_at)
+       values ($1, $2, 'test', 'Plans Co', 0, now(), now())`,
+      [ENTERPRISE, ACCOUNT],
     );
   });
   afterAll(async () => {
@@ -158,6 +166,49 @@ describe('cached plans on postgres', () => {
       // A plan for an array parameter (ten ids assumed) scanned the whole job table: every report read every job.
       expect(grown).not.toMatch(/Seq Scan on job_common/);
       expect(planBuffers(grown)).toBeLessThanOrEqual(planBuffers(small) + 6);
+    });
+  });
+  it("claims a fetch's tasks by their key while a backlog of processing tasks is past the statistics", async () => {
+    /** `count` reports with their tasks in `status` (a task processing: its report pending); returns the tasks' ids. */
+    const addTasks = async (tx: EntityManager, count: number, status: 'success' | 'processing') => {
+      const rows = await runSql<{ id: string }>(
+        tx,
+        `with r as (
+           insert into reports (id, account_id, mode, enterprise_id, version_no, name, accounting_standard, year_start,
+                                year_end, ai_auto_analysis, validation_warnings, status, share_is_public, created_at,
+                                updated_at)
+           select gen_random_uuid(), $1, 'test', $2, v.n + g, 'Plans Co', 'general_new', 2023, 2024, false,
+                  '[]'::jsonb, case when $3::text = 'processing' then 'pending' else 'success' end, true, now(), now()
+             from generate_series(1, $4) as g,
+                  (select coalesce(max(version_no), 0) as n from reports where enterprise_id = $2) as v
+           returning id)
+         insert into tasks (id, report_id, status, step, attempts, payload, created_at, updated_at)
+         select gen_random_uuid(), r.id, $3::text, 'queued', 0, '{"years": []}'::jsonb, now(), now() from r
+         returning id`,
+        [ACCOUNT, ENTERPRISE, status, count],
+      );
+      return rows.map((row) => row.id);
+    };
+    // A stand-in for pg-boss's fetch (its columns id and data): the jobs of the tasks given as $1.
+    const claim = claimingFetchSql(
+      `select gen_random_uuid() as id, jsonb_build_object('taskId', task) as data from unnest((select $1::uuid[])) as task`,
+      1,
+    );
+    await addTasks(em, 100, 'success');
+    await runSql(em, 'analyze tasks');
+    await runSql(em, 'analyze reports');
+    await rolledBack(em, async (tx) => {
+      const fetchTwo = async () => [await addTasks(tx, 2, 'processing'), new Date()];
+      const small = await planAsRun(tx, claim, await fetchTwo());
+      // A burst: thousands of reports waiting, none of them in the statistics (all tasks were done at the ANALYZE).
+      await addTasks(tx, 1000, 'processing');
+      const grown = await planAsRun(tx, claim, await fetchTwo());
+      const rows = await runSql<{ claim_account_id: string | null }>(tx, claim, await fetchTwo());
+      expect(rows.map((row) => row.claim_account_id)).toEqual([ACCOUNT, ACCOUNT]);
+      // Joined with the ids, the claim walked every processing task and looked up each one's report: ≈ 3 buffers a
+      // task of the backlog. By the key it reads the claimed tasks' (a table this small may still be scanned whole,
+      // a few dozen pages, until probing ten ids is the cheaper plan).
+      expect(planBuffers(grown)).toBeLessThanOrEqual(planBuffers(small) + 40);
     });
   });
 });
