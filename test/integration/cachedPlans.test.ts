@@ -168,6 +168,7 @@ describe('cached plans on postgres', () => {
       expect(planBuffers(grown)).toBeLessThanOrEqual(planBuffers(small) + 6);
     });
   });
+
   it("claims a fetch's tasks by their key while a backlog of processing tasks is past the statistics", async () => {
     /** `count` reports with their tasks in `status` (a task processing: its report pending); returns the tasks' ids. */
     const addTasks = async (tx: EntityManager, count: number, status: 'success' | 'processing') => {
@@ -189,7 +190,8 @@ describe('cached plans on postgres', () => {
       );
       return rows.map((row) => row.id);
     };
-    // A stand-in for pg-boss's fetch (its columns id and data): the jobs of the tasks given as $1.
+    // A stand-in for pg-boss's fetch (its columns id and data): the jobs of the tasks given as $1. The array goes through
+    // a subquery so that the planner assumes ten of them, as it does for pg-boss's fetch (a bound array it would count).
     const claim = claimingFetchSql(
       `select gen_random_uuid() as id, jsonb_build_object('taskId', task) as data from unnest((select $1::uuid[])) as task`,
       1,
@@ -200,7 +202,7 @@ describe('cached plans on postgres', () => {
     await rolledBack(em, async (tx) => {
       const fetchTwo = async () => [await addTasks(tx, 2, 'processing'), new Date()];
       const small = await planAsRun(tx, claim, await fetchTwo());
-      // A burst: thousands of reports waiting, none of them in the statistics (all tasks were done at the ANALYZE).
+      // A burst: a thousand reports waiting, none of them in the statistics (every task was done at the ANALYZE).
       await addTasks(tx, 1000, 'processing');
       const grown = await planAsRun(tx, claim, await fetchTwo());
       const rows = await runSql<{ claim_account_id: string | null }>(tx, claim, await fetchTwo());
