@@ -3,9 +3,11 @@
  * through too quickly to observe (pending), or only reaches after its retries run out (failed).
  */
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Enterprise } from '../../server/db/entities/enterprise.entity.ts';
 import { Report, type ReportStatus } from '../../server/db/entities/report.entity.ts';
 import { Task } from '../../server/db/entities/task.entity.ts';
+import { runSql } from '../../server/db/sql.ts';
 import type { ServiceContext } from '../../server/services/context.ts';
 
 export async function insertReport(
@@ -55,6 +57,28 @@ export async function insertReport(
   });
   await em.flush();
   return { reportId: report.id, taskId: task.id };
+}
+
+/**
+ * `count` report rows of `enterpriseId` in `status`, in one statement (for the table sizes the plan tests need), with
+ * the enterprise's next version numbers and creation times a millisecond apart, the last created latest; their ids.
+ */
+export async function insertReportRows(
+  em: EntityManager,
+  rows: { accountId: string; enterpriseId: string; count: number; status: ReportStatus },
+): Promise<string[]> {
+  const inserted = await runSql<{ id: string }>(
+    em,
+    `insert into reports (id, account_id, mode, enterprise_id, version_no, name, accounting_standard, year_start,
+                          year_end, ai_auto_analysis, validation_warnings, status, created_at, updated_at)
+     select gen_random_uuid(), $1, 'test', $2, v.n + g, '直写企业', 'general_new', 2023, 2024, false, '[]', $4,
+            now() - interval '1 day' + g * interval '1 ms', now()
+       from generate_series(1, $3) as g,
+            (select coalesce(max(version_no), 0) as n from reports where enterprise_id = $2) as v
+     returning id`,
+    [rows.accountId, rows.enterpriseId, rows.count, rows.status],
+  );
+  return inserted.map((row) => row.id);
 }
 
 /**

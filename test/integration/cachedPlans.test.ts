@@ -19,6 +19,7 @@ import {
   settleParams,
 } from '../../server/webhooks/delivery.ts';
 import { planBuffers, rolledBack } from '../helpers/database.ts';
+import { insertReportRows } from '../helpers/records.ts';
 import { startTestService, type TestService } from '../helpers/service.ts';
 
 const ACCOUNT = '00000000-0000-4000-8000-00000000a001';
@@ -172,21 +173,19 @@ describe('cached plans on postgres', () => {
   it("claims a fetch's tasks by their key while a backlog of processing tasks is past the statistics", async () => {
     /** `count` reports with their tasks in `status` (a task processing: its report pending); returns the tasks' ids. */
     const addTasks = async (tx: EntityManager, count: number, status: 'success' | 'processing') => {
+      const reports = await insertReportRows(tx, {
+        accountId: ACCOUNT,
+        enterpriseId: ENTERPRISE,
+        count,
+        status: status === 'processing' ? 'pending' : 'success',
+      });
       const rows = await runSql<{ id: string }>(
         tx,
-        `with r as (
-           insert into reports (id, account_id, mode, enterprise_id, version_no, name, accounting_standard, year_start,
-                                year_end, ai_auto_analysis, validation_warnings, status, share_is_public, created_at,
-                                updated_at)
-           select gen_random_uuid(), $1, 'test', $2, v.n + g, 'Plans Co', 'general_new', 2023, 2024, false,
-                  '[]'::jsonb, case when $3::text = 'processing' then 'pending' else 'success' end, true, now(), now()
-             from generate_series(1, $4) as g,
-                  (select coalesce(max(version_no), 0) as n from reports where enterprise_id = $2) as v
-           returning id)
-         insert into tasks (id, report_id, status, step, attempts, payload, created_at, updated_at)
-         select gen_random_uuid(), r.id, $3::text, 'queued', 0, '{"years": []}'::jsonb, now(), now() from r
+        `insert into tasks (id, report_id, status, step, attempts, payload, created_at, updated_at)
+         select gen_random_uuid(), report, $2, 'queued', 0, '{"years": []}'::jsonb, now(), now()
+           from unnest($1::uuid[]) as report
          returning id`,
-        [ACCOUNT, ENTERPRISE, status, count],
+        [reports, status],
       );
       return rows.map((row) => row.id);
     };

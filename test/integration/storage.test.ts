@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, migrate, openDatabase } from '../../server/db/database.ts';
+import type { ReportStatus } from '../../server/db/entities/report.entity.ts';
 import { prepared } from '../../server/db/prepared.ts';
 import { pendingReportWhere, runSql } from '../../server/db/sql.ts';
 import {
@@ -14,6 +15,7 @@ import {
   explainRolledBack,
   type TestDatabase,
 } from '../helpers/database.ts';
+import { insertReportRows } from '../helpers/records.ts';
 import { fixture, startTestService, waitForReport } from '../helpers/service.ts';
 
 describe.each<Backend>(['postgres', 'pglite'])('storage on %s', (backend) => {
@@ -71,21 +73,13 @@ describe.each<Backend>(['postgres', 'pglite'])('storage on %s', (backend) => {
        values (gen_random_uuid(), $1, 'test', '突发企业', 0, now(), now()) returning id`,
       [account!.id],
     );
-    const addReports = (from: number, count: number, status: string) =>
-      runSql(
-        em,
-        `insert into reports (id, account_id, mode, enterprise_id, version_no, name, accounting_standard, year_start,
-                              year_end, ai_auto_analysis, validation_warnings, status, created_at, updated_at)
-         select gen_random_uuid(), $1, 'test', $2, $5 + g, '突发企业', 'general_new', 2023, 2024, false, '[]', $4,
-                now() - interval '1 day' + g * interval '1 ms', now()
-           from generate_series(1, $3) g`,
-        [account!.id, enterprise!.id, count, status, from],
-      );
+    const addReports = (count: number, status: ReportStatus) =>
+      insertReportRows(em, { accountId: account!.id, enterpriseId: enterprise!.id, count, status });
     // The quiet hour: every report finished, and ANALYZE (autovacuum's) saw no pending one.
-    await addReports(0, 300, 'success');
+    await addReports(300, 'success');
     await runSql(em, 'analyze reports');
     // Then the burst, before the next ANALYZE.
-    await addReports(300, 500, 'pending');
+    await addReports(500, 'pending');
     // What one write to the burst's latest report reads (EXPLAIN's buffers), in a transaction rolled back.
     const oneWrite = async (where: string) => {
       const [last] = await runSql<{ id: string }>(
@@ -99,7 +93,7 @@ describe.each<Backend>(['postgres', 'pglite'])('storage on %s', (backend) => {
       return write;
     };
     const early = await oneWrite(pendingReportWhere('$1'));
-    await addReports(800, 4000, 'pending');
+    await addReports(4000, 'pending');
     const late = await oneWrite(pendingReportWhere('$1'));
     // Found by the key: it reads as much with 4,500 reports pending as with 500 (a walk of the pending reports in
     // reports_status_created_at_index read 53 buffers with 2,000 pending, and grows with them).
