@@ -123,6 +123,7 @@ export async function startService(
 
     const timers: NodeJS.Timeout[] = [];
     const deliveries = works ? new DeliveryWorker(services) : null;
+    if (deliveries) services.deliveries = deliveries;
     if (works) {
       await queue.work(
         (job) =>

@@ -31,7 +31,13 @@ import { pendingReportWhere, runSql, sqlState, Utf8Json } from '../db/sql.ts';
 import { newShareToken } from '../lib/ids.ts';
 import { jobStepDuration } from '../observability/metrics.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { DELIVERIES_INSERT_SQL, emitReportEvent } from '../webhooks/delivery.ts';
+import {
+  DELIVERIES_INSERT_SQL,
+  emitReportEvent,
+  HANDED_OFF_SQL,
+  type HandedOff,
+  handOffLeaseSql,
+} from '../webhooks/delivery.ts';
 import { reportEvent, serialiseEvent } from '../webhooks/payload.ts';
 import { type AnalysisJobData, type AnalysisOutcome, fetchAsCte } from './queue.ts';
 
@@ -172,7 +178,7 @@ export function claimOf(job: ClaimingJob): ClaimedTask | null | undefined {
 }
 
 /** Parameters of the assemble statement before the items' rows, and the columns of each row. */
-const ASSEMBLE_FIXED = 13;
+const ASSEMBLE_FIXED = 15;
 const RESULT_COLUMNS = 6;
 /** The assemble statement's text by queue and number of items (always every slug: one text, built once). */
 const assembleTexts = new WeakMap<object, Map<number, string>>();
@@ -181,8 +187,10 @@ const assembleTexts = new WeakMap<object, Map<number, string>>();
  * Step 4 in one statement (for `items` rows): every item (a retried attempt overwrites an earlier one's), the
  * report's success and share token, the industry sets it used and its peer values, its report.succeeded delivery to each enabled
  * webhook endpoint of its account and mode (only when this statement moved it out of pending; the delivery rows are
- * the deliveries' queue), the job's own completion (fenced to the attempt: JobQueue.analysisCompletionCte), and the task's end, which
- * also drops the stored submission and the AI texts kept for a retry. It returns whether it completed the job.
+ * the deliveries' queue; the first is inserted leased, handed to this process's delivery worker, when $14 says it has a
+ * slot: handOffLeaseSql), the job's own completion (fenced to the attempt: JobQueue.analysisCompletionCte), and the task's end, which
+ * also drops the stored submission and the AI texts kept for a retry. It returns whether it completed the job, and the
+ * delivery handed off (HANDED_OFF_SQL).
  * Each item's values are parameters of their own: PostgreSQL then only checks each document, where one JSON array
  * of every item had to be taken apart (twice the database's CPU for this write). One statement instead of five
  * (with the transaction's begin and commit, which it no longer needs): each round trip on loopback TCP costs the
@@ -217,17 +225,17 @@ function assembleSql(ctx: ServiceContext, items: number): string {
       from jsonb_to_recordset($5::jsonb) as s(set_id text, set_name text, edition text, data_year int)
     on conflict (report_id, set_id) do nothing
   ), deliveries as (
-    ${DELIVERIES_INSERT_SQL('$6', '$7', '$8', '$9', '$10', '$2')}
+    ${DELIVERIES_INSERT_SQL('$6', '$7', '$8', '$9', '$10', '$2', handOffLeaseSql('$14', '$6', '$15'))}
        and exists (select 1 from report)
     on conflict (endpoint_id, event_key) do nothing
-    returning id
+    returning id, endpoint_id, attempt_started_at
   ), peers as (${PEER_VALUES_INSERT_SQL('$1', '$13::jsonb', '$2')}
   ), ${ctx.queue.analysisCompletionCte('job_done', '$11', '$12')}
   update tasks
      set status = 'success', step = 'done', finished_at = $2, updated_at = $2, payload = null, error_message = null,
          ai_result = null
    where id = $3
-  returning (select count(*) from job_done)::int as completed`);
+  returning (select count(*) from job_done)::int as completed, ${HANDED_OFF_SQL('deliveries')} as handed_off`);
   texts.set(items, text);
   return text;
 }
@@ -308,6 +316,7 @@ export async function analyseReport(
       `${ctx.config.appUrl}/shared/reports/`,
       completedAt,
     );
+    const eventPayload = serialiseEvent(event);
     const params: unknown[] = [
       data.reportId,
       completedAt,
@@ -318,9 +327,12 @@ export async function analyseReport(
       task.mode,
       `${event.type}:${data.reportId}`,
       event.type,
-      serialiseEvent(event),
+      eventPayload,
       ...ctx.queue.completionParams(attempt),
       benchmark.peerRows,
+      // $14 (set below), $15: whether this process's delivery worker takes the report's event, the per-account cap.
+      false,
+      ctx.config.webhookAccountConcurrency,
     ];
     items.forEach((item, position) => {
       const text = written.get(item.slug);
@@ -331,19 +343,30 @@ export async function analyseReport(
     });
     const sql = assembleSql(ctx, items.length);
     const assemble = async (em: EntityManager) => {
-      const [assembled] = await runSql<{ completed: number }>(em, sql, params);
-      return (assembled?.completed ?? 0) > 0;
+      const [assembled] = await runSql<{ completed: number; handed_off: HandedOff | null }>(em, sql, params);
+      return assembled;
     };
-    // Without AI usage to add, the assemble statement is all there is: it commits on its own.
-    const completed = await timed('assemble', () =>
-      !ai
-        ? assemble(em)
-        : em.transactional(async (tx) => {
-            // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
-            await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
-            return assemble(tx);
-          }),
-    );
+    // The event goes to this process's delivery worker when it has a slot (handOffLeaseSql), once committed.
+    const handOff = ctx.deliveries?.reserveHandOff() ?? false;
+    params[13] = handOff;
+    let handedOff: HandedOff | null = null;
+    let completed = false;
+    try {
+      // Without AI usage to add, the assemble statement is all there is: it commits on its own.
+      const assembled = await timed('assemble', () =>
+        !ai
+          ? assemble(em)
+          : em.transactional(async (tx) => {
+              // Before the report leaves pending: the usage is added only while it is pending (not twice on a retry).
+              await addAiUsage(tx, data.reportId, ai.usage, completedAt, { onlyPending: true });
+              return assemble(tx);
+            }),
+      );
+      completed = (assembled?.completed ?? 0) > 0;
+      handedOff = assembled?.handed_off ?? null;
+    } finally {
+      if (handOff) ctx.deliveries!.adoptHandOff(handedOff, eventPayload);
+    }
     endJob();
     return completed ? 'completed' : undefined;
   } catch (error) {

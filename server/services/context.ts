@@ -4,6 +4,7 @@ import type { AiRuntime } from '../ai/interpretations.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/database.ts';
 import type { JobQueue } from '../jobs/queue.ts';
+import type { DeliveryWorker } from '../webhooks/delivery.ts';
 import type { ReadCache } from './readCache.ts';
 
 /** What service functions need from the running process; built once in main.ts (or a test). */
@@ -17,4 +18,6 @@ export interface ServiceContext {
   ai: AiRuntime;
   /** Verified keys, finished reports' ETags and benchmark sets, invalidated by NOTIFY (readCache.ts); absent: every read looks up. */
   readCache?: ReadCache;
+  /** This process's webhook delivery worker, which takes the report events its jobs record (absent: none runs here). */
+  deliveries?: Pick<DeliveryWorker, 'reserveHandOff' | 'adoptHandOff'>;
 }

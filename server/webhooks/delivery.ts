@@ -119,7 +119,8 @@ export async function emitReportEvent(
 
 /**
  * One delivery per enabled endpoint of an account and mode, due now, with the placeholders given: emitReportEvent's
- * insert, and the analysis job's assemble statement's (server/jobs/analyseReport.ts, which adds its own condition).
+ * insert, and the analysis job's assemble statement's (server/jobs/analyseReport.ts, which adds its own condition
+ * and a hand-off lease, `lease`: handOffLeaseSql). Without a lease a delivery waits for the delivery worker's fetch.
  */
 export const DELIVERIES_INSERT_SQL = (
   accountId: string,
@@ -128,10 +129,54 @@ export const DELIVERIES_INSERT_SQL = (
   eventType: string,
   payload: string,
   at: string,
+  lease = 'null::timestamptz',
 ) => `insert into webhook_deliveries (id, endpoint_id, account_id, event_key, event_type, payload, status, attempts,
-                                    priority, created_at, next_attempt_at)
-    select gen_random_uuid(), e.id, e.account_id, ${eventKey}, ${eventType}, ${payload}, 'pending', 0, ${FRESH}, ${at}, ${at}
+                                    priority, created_at, next_attempt_at, attempt_started_at)
+    select gen_random_uuid(), e.id, e.account_id, ${eventKey}, ${eventType}, ${payload}, 'pending', 0, ${FRESH}, ${at}, ${at},
+           ${lease}
       from webhook_endpoints e where e.account_id = ${accountId} and e.mode = ${mode} and e.enabled`;
+
+/**
+ * The lease of a delivery handed to the process that records it (DeliveryWorker.reserveHandOff), as an expression
+ * of DELIVERIES_INSERT_SQL's select: now() — the delivery is inserted with its attempt's lease taken, as the fetch
+ * would take it — for the account's first endpoint (by id) when `handOff` (a boolean placeholder: this process has a
+ * slot), the account holds fewer leases than `cap` (webhookAccountConcurrency, over every process, as the fetch
+ * counts them) and has no new event due that waits for a fetch (it goes first: the fetch sends an account's new
+ * events oldest first); null otherwise, and the delivery waits for a fetch. The CASE's branches are evaluated in
+ * order: without `handOff` nothing is counted.
+ */
+export const handOffLeaseSql = (handOff: string, accountId: string, cap: string) => `
+    case when not ${handOff}::boolean then null::timestamptz
+         when row_number() over (order by e.id) > 1 then null
+         when (select count(*) from webhook_deliveries l
+                where l.account_id = ${accountId}
+                  and l.attempt_started_at > now() - make_interval(secs => ${LEASE_SECONDS})) >= ${cap}::int then null
+         when exists (select 1 from webhook_deliveries w
+                       where w.account_id = ${accountId} and w.status = 'pending' and w.priority = ${FRESH}
+                         and w.next_attempt_at <= now()
+                         and (w.attempt_started_at is null
+                              or w.attempt_started_at <= now() - make_interval(secs => ${LEASE_SECONDS}))) then null
+         else now() end`;
+
+/**
+ * The select list (for a query over `deliveries`, the inserting CTE returning id, endpoint_id and attempt_started_at)
+ * of the delivery handed off, as one JSON object with what its attempt needs besides the payload; null if none was.
+ */
+export const HANDED_OFF_SQL = (deliveries: string) => `
+    (select row_to_json(h) from (
+       select d.id, d.endpoint_id, e.url, e.secret, e.previous_secret, e.previous_secret_expires_at
+         from ${deliveries} d join webhook_endpoints e on e.id = d.endpoint_id
+        where d.attempt_started_at is not null limit 1) h)`;
+
+/** Releases the lease of a delivery handed off and never attempted ($1: its id). */
+const RELEASE_SQL = `update webhook_deliveries set attempt_started_at = null
+                      where id = $1 and status = 'pending' and attempts = 0`;
+
+/** What HANDED_OFF_SQL returns of a delivery handed off. */
+export type HandedOff = Pick<
+  DeliveryTarget,
+  'id' | 'endpoint_id' | 'url' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'
+>;
 
 /** emitReportEvent's insert: once per endpoint and event. */
 const EMIT_SQL = prepared(`
@@ -248,7 +293,7 @@ function post(
 }
 
 /** A leased delivery: what its attempt sends, and where (a row of FETCH_SQL). */
-interface DeliveryTarget {
+export interface DeliveryTarget {
   id: string;
   payload: string;
   attempts: number;
@@ -483,8 +528,19 @@ export class DeliveryWorker {
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
   /** Attempts that ended and wait for the next settle, with what to do once it has run. */
-  #toSettle: Array<{ settlement: Settlement; settled: () => void }> = [];
+  #toSettle: Array<{ settlement: Settlement; settled: () => void; fetched: boolean }> = [];
   #settleTimer: NodeJS.Timeout | null = null;
+  /** Slots reserved for deliveries being handed off (reserveHandOff), not yet adopted. */
+  #reserved = 0;
+  /** Deliveries taken by hand-off since the worker started (for tests and diagnostics). */
+  #handedOff = 0;
+  /**
+   * Whether a fetch now may find what the last one did not: it took deliveries (there may be more), or since it
+   * began an event of this process was recorded without being handed off. A settle wakes the loop for the slots it
+   * frees only then, or when it settles a fetched attempt (its account may have more waiting for the slot): a
+   * settle of hand-offs alone would wake a fetch that finds nothing.
+   */
+  #fetchMayFind = true;
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
@@ -513,13 +569,68 @@ export class DeliveryWorker {
     this.#loop ??= this.#run();
   }
 
+  /** Deliveries taken by hand-off so far. */
+  get handedOff(): number {
+    return this.#handedOff;
+  }
+
+  /**
+   * Reserves one of this process's attempt slots for a delivery its caller is about to record (the analysis job's
+   * assemble statement, handOffLeaseSql): true if the worker runs, is not stopping and has a slot free. Every true
+   * must be followed by adoptHandOff, whether or not the statement handed a delivery off.
+   *
+   * Why: a report event recorded in this process was otherwise found by the next fetch — one more statement and row
+   * version per delivery, and up to IDLE_POLL_MS of delay while idle. Handed off, it is inserted with its lease
+   * taken and attempted at once; if this process dies first, its lease lapses and a fetch takes it (LEASE_SECONDS),
+   * as for an attempt cut short.
+   */
+  reserveHandOff(): boolean {
+    if (!this.#loop || !this.#em || this.#stopping) return false;
+    if (this.#inFlight.size + this.#reserved >= this.#ctx.config.webhookConcurrency) {
+      this.#fetchMayFind = true;
+      return false;
+    }
+    this.#reserved++;
+    return true;
+  }
+
+  /**
+   * Ends a reservation: attempts the delivery handed off (leased by the statement that recorded it, now committed),
+   * if there is one. A worker that has begun to stop releases its lease instead, for another worker's fetch.
+   */
+  adoptHandOff(handed: HandedOff | null, payload: string): void {
+    this.#reserved--;
+    if (!handed) {
+      // Recorded for a fetch (at its account's cap, behind an earlier event), or nothing was recorded.
+      this.#fetchMayFind = true;
+      return;
+    }
+    if (this.#stopping) {
+      // Given back at once rather than left to lapse: another worker's next fetch sends it. Held in #inFlight
+      // meanwhile, so that stop() waits for it before closing the connections.
+      const release = runSql(this.#em!, RELEASE_SQL, [handed.id])
+        .catch((error: unknown) =>
+          this.#ctx.logger.warn(
+            { err: error, deliveryId: handed.id },
+            'giving back a webhook delivery failed',
+          ),
+        )
+        .finally(() => this.#inFlight.delete(handed.id));
+      this.#inFlight.set(handed.id, release);
+      return;
+    }
+    this.#handedOff++;
+    this.#attempt({ ...handed, payload, attempts: 0, enabled: true }, false);
+  }
+
   async #run(): Promise<void> {
     const { webhookConcurrency, webhookAccountConcurrency } = this.#ctx.config;
     while (!this.#stopping) {
-      const free = webhookConcurrency - this.#inFlight.size;
+      const free = webhookConcurrency - this.#inFlight.size - this.#reserved;
       let fetched = 0;
       let pause = IDLE_POLL_MS;
       if (free > 0) {
+        this.#fetchMayFind = false;
         try {
           const targets = await runSql<DeliveryTarget>(this.#em!, FETCH_SQL, [
             webhookAccountConcurrency,
@@ -527,10 +638,12 @@ export class DeliveryWorker {
             LEASE_SECONDS,
           ]);
           fetched = targets.length;
-          for (const target of targets) this.#attempt(target);
+          if (fetched > 0) this.#fetchMayFind = true;
+          for (const target of targets) this.#attempt(target, true);
         } catch (error) {
           // The database is unreachable: say so once a second, not at every idle poll.
           pause = FAILED_FETCH_PAUSE_MS;
+          this.#fetchMayFind = true;
           if (!this.#stopping) this.#ctx.logger.error({ err: error }, 'fetching webhook deliveries failed');
         }
       }
@@ -546,12 +659,13 @@ export class DeliveryWorker {
     }
   }
 
-  #attempt(target: DeliveryTarget): void {
+  /** Runs one attempt (`fetched`: leased by this worker's fetch, not handed off) in a slot of its own. */
+  #attempt(target: DeliveryTarget, fetched: boolean): void {
     const running = attemptDelivery(this.#ctx, target, this.#stop.signal, this.#em!)
       .then((settlement) => {
         if (!settlement) return;
         return new Promise<void>((settled) => {
-          this.#toSettle.push({ settlement, settled });
+          this.#toSettle.push({ settlement, settled, fetched });
           this.#settleTimer ??= setTimeout(() => void this.#settle(), SETTLE_BATCH_MS);
         });
       })
@@ -568,7 +682,8 @@ export class DeliveryWorker {
 
   /**
    * Settles the attempts that ended since the last settle, in one statement, then wakes the fetch loop for the slots
-   * they free. If that statement fails, each is settled on its own, so that one bad row holds back no other.
+   * they free (when a fetch may find something: #fetchMayFind). If that statement fails, each is settled on its own,
+   * so that one bad row holds back no other.
    */
   async #settle(): Promise<void> {
     if (this.#settleTimer) clearTimeout(this.#settleTimer);
@@ -603,7 +718,7 @@ export class DeliveryWorker {
       this.#inFlight.delete(entry.settlement.id);
       entry.settled();
     }
-    this.#wake?.();
+    if (this.#fetchMayFind || batch.some((entry) => entry.fetched)) this.#wake?.();
   }
 
   /**

@@ -255,11 +255,14 @@ describe('jobs embedded in the statements that need them', () => {
           next_attempt_at,
           payload,
           endpoint_account,
+          attempt_started_at,
           ...rest
         } = row;
         const { timestamp, ...event } = JSON.parse(String(payload)) as Row;
         return {
           ...rest,
+          // Leased at insertion: handed to the delivery worker of the process that recorded it.
+          handed_off: attempt_started_at !== null,
           event,
           own_account: row.account_id === endpoint_account,
           due_at_creation:
@@ -272,13 +275,17 @@ describe('jobs embedded in the statements that need them', () => {
         status: 'pending',
         attempts: 0,
         priority: 1,
-        attempt_started_at: null,
+        handed_off: false,
         own_account: true,
         due_at_creation: true,
         has_timestamp: true,
       });
-      expect(recorded(rows[0]!)).toEqual(reference);
-      expect(recorded(rows[1]!)).toEqual(reference);
+      // The assemble statement's rows are emitReportEvent's, but that one of them (the first endpoint's, by id) was
+      // handed off: this process's delivery worker had a slot, and the account no lease held.
+      const assembled = [recorded(rows[0]!), recorded(rows[1]!)];
+      const { handed_off: _notHanded, ...shared } = reference;
+      for (const { handed_off: _handedOff, ...rest } of assembled) expect(rest).toEqual(shared);
+      expect(assembled.filter((row) => row.handed_off)).toHaveLength(1);
     } finally {
       await probe.query(`
         drop trigger if exists delivery_probe on webhook_deliveries;

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../server/config.ts';
@@ -13,9 +14,16 @@ import { runSql } from '../../server/db/sql.ts';
 import { markFailed } from '../../server/jobs/analyseReport.ts';
 import { failStaleReports, maxPendingSeconds } from '../../server/jobs/sweeper.ts';
 import { registry } from '../../server/observability/metrics.ts';
-import { FETCH_SQL, LEASE_SECONDS, RETRY_SCHEDULE_SECONDS } from '../../server/webhooks/delivery.ts';
+import {
+  DELIVERIES_INSERT_SQL,
+  DeliveryWorker,
+  FETCH_SQL,
+  handOffLeaseSql,
+  LEASE_SECONDS,
+  RETRY_SCHEDULE_SECONDS,
+} from '../../server/webhooks/delivery.ts';
 import { serialiseEvent, type WebhookEvent } from '../../server/webhooks/payload.ts';
-import { type Backend, explainRolledBack } from '../helpers/database.ts';
+import { type Backend, explainRolledBack, rolledBack } from '../helpers/database.ts';
 import { insertReport } from '../helpers/records.ts';
 import { fixture, startTestService, type TestService, waitForReport } from '../helpers/service.ts';
 
@@ -265,6 +273,134 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     const [, second] = await receiver.waitFor('/succeeded', 2);
     expect(second!.headers['webhook-id']).toBe(entry.id);
     expect(verify(endpoint.secret, second!).type).toBe('report.succeeded');
+  });
+
+  it("hands a report's event to the delivery worker of the process that assembled it: sent at once, no fetch, once", async () => {
+    const { key } = await endpointFor('/handed');
+    const worker = service.services.deliveries as DeliveryWorker;
+    const before = worker.handedOff;
+    const submitted = await service.request('/api/v1/developer/reports/financial', {
+      method: 'POST',
+      key,
+      body: fixture('general_new-3y'),
+    });
+    await waitForReport(service, key, submitted.body.report_id);
+    await receiver.waitFor('/handed', 1);
+    expect(worker.handedOff).toBe(before + 1);
+    // Taken by the hand-off, not also by a fetch: one attempt, one request.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(receiver.at('/handed')).toHaveLength(1);
+    const [row] = await runSql<{ attempts: number; status: string; leased: boolean }>(
+      service.services.db.orm.em.fork(),
+      `select attempts, status, attempt_started_at is not null as leased from webhook_deliveries
+        where event_key = $1`,
+      [`report.succeeded:${submitted.body.report_id}`],
+    );
+    expect(row).toEqual({ attempts: 1, status: 'delivered', leased: false });
+  });
+
+  it('leases an event for hand-off only with a slot free in its account and no earlier new event waiting; a fetch takes it once that lease lapses', async () => {
+    const key = await service.newKey('test');
+    const { endpoint: first } = await endpointFor('/handoff-a', key);
+    const { endpoint: second } = await endpointFor('/handoff-b', key);
+    const em = service.services.db.orm.em.fork();
+    const [owner] = await runSql<{ account_id: string }>(
+      em,
+      'select account_id from webhook_endpoints where id = $1',
+      [first.id],
+    );
+    const accountId = owner!.account_id;
+    const cap = service.services.config.webhookAccountConcurrency;
+    // The assemble statement's insert, alone: the event for each enabled endpoint, which of them leased.
+    const record = (tx: EntityManager, eventKey: string, handOff: boolean) =>
+      runSql<{ endpoint_id: string; leased: boolean }>(
+        tx,
+        `${DELIVERIES_INSERT_SQL('$1', "'test'", '$2', "'webhook.test'", "'{}'", 'now()', handOffLeaseSql('$3', '$1', '$4'))}
+         returning endpoint_id, attempt_started_at is not null as leased`,
+        [accountId, eventKey, handOff, cap],
+      );
+    const leased = (rows: Array<{ endpoint_id: string; leased: boolean }>) =>
+      rows.filter((row) => row.leased).map((row) => row.endpoint_id);
+    const holdLeases = (tx: EntityManager, count: number, at = 'now()') =>
+      runSql(
+        tx,
+        `insert into webhook_deliveries (id, endpoint_id, account_id, event_key, event_type, payload, status, attempts,
+                                         priority, created_at, next_attempt_at, attempt_started_at)
+         select gen_random_uuid(), $1, $2, 'held-' || g, 'webhook.test', '{}', 'pending', 0, 1, now(), now(), ${at}
+           from generate_series(1, $3) g`,
+        [first.id, accountId, count],
+      );
+    // Each case in a transaction rolled back: the service's worker never sees its rows.
+    const smallest = [first.id, second.id].sort()[0];
+    await rolledBack(em, async (tx) => {
+      // A slot free: the first endpoint's delivery (by id) is leased, the other waits for a fetch.
+      expect(leased(await record(tx, 'free', true))).toEqual([smallest]);
+      // This process has no slot to give.
+      expect(leased(await record(tx, 'no-slot', false))).toEqual([]);
+    });
+    await rolledBack(em, async (tx) => {
+      // The account holds as many leases as its cap (over every process): nothing more for it.
+      await holdLeases(tx, cap);
+      expect(leased(await record(tx, 'at-cap', true))).toEqual([]);
+    });
+    await rolledBack(em, async (tx) => {
+      // An earlier new event of the account is due and unleased (its lease lapsed): it goes first, by the fetch.
+      await holdLeases(tx, 1, `now() - make_interval(secs => ${LEASE_SECONDS + 1})`);
+      expect(leased(await record(tx, 'behind', true))).toEqual([]);
+    });
+    // A delivery handed off to a process that died before its attempt: no fetch takes it while its lease holds,
+    // and the next fetch once it has lapsed.
+    await rolledBack(em, async (tx) => {
+      await runSql(tx, 'update webhook_endpoints set enabled = false where id = $1', [second.id]);
+      const [handed] = await record(tx, 'orphaned', true);
+      expect(handed).toEqual({ endpoint_id: first.id, leased: true });
+      const fetch = () =>
+        runSql<{ endpoint_id: string }>(tx, FETCH_SQL, [cap, 16, LEASE_SECONDS]).then((rows) =>
+          rows.filter((row) => row.endpoint_id === first.id),
+        );
+      expect(await fetch()).toEqual([]);
+      await runSql(
+        tx,
+        `update webhook_deliveries set attempt_started_at = now() - make_interval(secs => $2 + 1)
+          where event_key = 'orphaned' and endpoint_id = $1`,
+        [first.id, LEASE_SECONDS],
+      );
+      expect(await fetch()).toHaveLength(1);
+    });
+  });
+
+  it('gives back a delivery handed off to a worker that began to stop: another sends it, once', async () => {
+    const { endpoint } = await endpointFor('/given-back');
+    const em = service.services.db.orm.em.fork();
+    // A second worker in this process, stopping while the statement that hands it a delivery runs.
+    const worker = new DeliveryWorker(service.services);
+    await worker.start();
+    expect(worker.reserveHandOff()).toBe(true);
+    const stopped = worker.stop(Date.now() + 5000);
+    const [handed] = await runSql<{ id: string; endpoint_id: string }>(
+      em,
+      `${DELIVERIES_INSERT_SQL('(select account_id from webhook_endpoints where id = $1)', "'test'", "'given-back'", "'webhook.test'", "'{}'", 'now()', 'now()')}
+         and e.id = $1
+       returning id, endpoint_id`,
+      [endpoint.id],
+    );
+    worker.adoptHandOff(
+      {
+        ...handed!,
+        url: endpoint.url,
+        secret: endpoint.secret,
+        previous_secret: null,
+        previous_secret_expires_at: null,
+      },
+      '{}',
+    );
+    await stopped;
+    expect(worker.handedOff).toBe(0);
+    // Released at once (not left to lapse for LEASE_SECONDS): the service's own worker sends it within its polls.
+    await receiver.waitFor('/given-back', 1, 5000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at('/given-back')).toHaveLength(1);
+    expect(receiver.at('/given-back')[0]!.headers['webhook-id']).toBe(handed!.id);
   });
 
   it('sends a test event and a real event in one serialisation (what is signed is what a re-serialiser makes)', async () => {
