@@ -515,7 +515,7 @@ export async function attemptDelivery(
  * This process's delivery worker: one fetch loop that keeps up to `webhookConcurrency` attempts running, each on its
  * own (one slow receiver holds one slot, not a batch). The attempts that end within SETTLE_BATCH_MS of one another
  * are settled in one statement, which frees their slots and wakes the loop; it also fetches again as soon as a fetch
- * came back non-empty, else every IDLE_POLL_MS. Each fetch passes the per-account cap (`webhookAccountConcurrency`)
+ * came back with all it asked for, else every IDLE_POLL_MS. Each fetch passes the per-account cap (`webhookAccountConcurrency`)
  * over the attempts of every process.
  */
 export class DeliveryWorker {
@@ -541,6 +541,8 @@ export class DeliveryWorker {
    * settle of hand-offs alone would wake a fetch that finds nothing.
    */
   #fetchMayFind = true;
+  #fetches = 0;
+  #settles = 0;
 
   constructor(ctx: ServiceContext) {
     this.#ctx = ctx;
@@ -572,6 +574,11 @@ export class DeliveryWorker {
   /** Deliveries taken by hand-off so far. */
   get handedOff(): number {
     return this.#handedOff;
+  }
+
+  /** Fetches and settle statements run so far (for tests and diagnostics). */
+  get statements(): { fetches: number; settles: number } {
+    return { fetches: this.#fetches, settles: this.#settles };
   }
 
   /**
@@ -627,14 +634,16 @@ export class DeliveryWorker {
     const { webhookConcurrency, webhookAccountConcurrency } = this.#ctx.config;
     while (!this.#stopping) {
       const free = webhookConcurrency - this.#inFlight.size - this.#reserved;
+      const asked = Math.min(free, MAX_FETCH);
       let fetched = 0;
       let pause = IDLE_POLL_MS;
       if (free > 0) {
         this.#fetchMayFind = false;
+        this.#fetches++;
         try {
           const targets = await runSql<DeliveryTarget>(this.#em!, FETCH_SQL, [
             webhookAccountConcurrency,
-            Math.min(free, MAX_FETCH),
+            asked,
             LEASE_SECONDS,
           ]);
           fetched = targets.length;
@@ -647,7 +656,10 @@ export class DeliveryWorker {
           if (!this.#stopping) this.#ctx.logger.error({ err: error }, 'fetching webhook deliveries failed');
         }
       }
-      if (fetched > 0 && this.#inFlight.size < webhookConcurrency) continue;
+      // Again at once only after a fetch that filled what it asked for: one that took less took all there was to take
+      // (due, and within each account's free slots), and the next finds nothing until an attempt settles — which
+      // wakes the loop — or a new event is recorded (then the next poll). It was one empty fetch per settle.
+      if (fetched === asked && fetched > 0 && this.#inFlight.size < webhookConcurrency) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pause);
         this.#wake = () => {
@@ -690,6 +702,7 @@ export class DeliveryWorker {
     this.#settleTimer = null;
     const batch = this.#toSettle.splice(0);
     if (batch.length === 0) return;
+    this.#settles++;
     const em = this.#em!;
     try {
       await settleDeliveries(

@@ -770,6 +770,49 @@ describe.each<Backend>(['postgres', 'pglite'])('webhooks on %s', (backend) => {
     await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
   });
 
+  it("drains an account's backlog at its cap with one fetch per slot refill, not a second that finds nothing", async () => {
+    const { key, endpoint } = await endpointFor('/refill');
+    const worker = service.services.deliveries as DeliveryWorker;
+    const em = service.services.db.orm.em.fork();
+    const cap = service.services.config.webhookAccountConcurrency;
+    const count = 6 * cap;
+    const before = worker.statements;
+    // Due together, committed at once: the account's cap lets the worker take `cap` at a time.
+    await runSql(
+      em,
+      `insert into webhook_deliveries (id, endpoint_id, account_id, event_key, event_type, payload, status, attempts,
+                                       priority, created_at, next_attempt_at)
+       select gen_random_uuid(), e.id, e.account_id, 'refill-' || g, 'webhook.test', json_build_object('n', g)::text,
+              'pending', 0, 1, now(), now()
+         from webhook_endpoints e, generate_series(1, $2) g where e.id = $1`,
+      [endpoint.id, count],
+    );
+    const started = Date.now();
+    await receiver.waitFor('/refill', count, 30_000);
+    // Until the last attempts are settled too.
+    for (let i = 0; i < 100; i++) {
+      const [left] = await runSql<{ n: number }>(
+        em,
+        `select count(*)::int as n from webhook_deliveries where endpoint_id = $1 and status <> 'delivered'`,
+        [endpoint.id],
+      );
+      if (left!.n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const after = worker.statements;
+    const fetches = after.fetches - before.fetches;
+    const settles = after.settles - before.settles;
+    // A fetch per settle (each refills the slots it freed), the fetch that found the first ones, and the idle polls
+    // of the time it took (one every 250 ms at most); a second, empty fetch after each refill doubles the first term.
+    const polls = Math.ceil((Date.now() - started) / 250) + 1;
+    expect(settles).toBeGreaterThanOrEqual(count / cap);
+    expect(fetches).toBeLessThanOrEqual(settles + 1 + polls);
+    console.info(
+      `[${backend}] ${count} deliveries at a cap of ${cap}: ${fetches} fetches, ${settles} settles (${polls} idle polls at most)`,
+    );
+    await service.request(`${base}/${endpoint.id}`, { method: 'DELETE', key });
+  }, 40_000);
+
   it("sends an account's new events before its retries that are due, and no more at once than its cap", async () => {
     const { key, endpoint } = await endpointFor('/slow-ranked');
     const em = service.services.db.orm.em.fork();
