@@ -56,6 +56,11 @@ export class AnalysisPool {
             maxThreads: threads,
             // Workers stay up for the life of the process: starting one costs far more than a report.
             idleTimeout: Number.POSITIVE_INFINITY,
+            // A thread is handed its next batch while it computes the current one, and starts it as soon as it is
+            // done. With one at a time, the next batch waited for the main thread to take the finished one's
+            // result and post it, while that thread parsed submissions: a pool thread stood idle for each
+            // (machine 9–15 % idle while submissions arrived, 7–9 % with two; docs/performance.md, eighteenth stop).
+            concurrentTasksPerWorker: 2,
           });
   }
 

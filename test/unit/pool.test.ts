@@ -93,6 +93,26 @@ describe('AnalysisPool', () => {
     await pool.compute(json, ANALYSIS_SLUGS);
     expect(pool.batchesRun - after).toBe(2);
   });
+
+  it('hands a busy thread its next batch at once, so it does not wait for the main thread between two', async () => {
+    const validation = validateSubmission(loadFixture('general_new-3y'));
+    if (!validation.ok) throw new Error('fixture invalid');
+    const json = JSON.stringify(normaliseSubmission(validation.value).report);
+    const one = new AnalysisPool(1);
+    try {
+      const expected = await one.compute(json, ANALYSIS_SLUGS); // the thread is up
+      const first = one.compute(json, ANALYSIS_SLUGS);
+      const second = one.compute(json, ANALYSIS_SLUGS);
+      // Both batches are the thread's already: none waits in the pool's queue for the first one's result to
+      // reach this thread (which, busy, could not take it yet).
+      expect(one.stats().queueSize).toBe(0);
+      const third = one.compute(json, ANALYSIS_SLUGS);
+      expect(one.stats().queueSize).toBe(1); // two at most: a third waits for a thread to be free
+      for (const items of await Promise.all([first, second, third])) expect(items).toEqual(expected);
+    } finally {
+      await one.close();
+    }
+  });
 });
 
 describe('the core risk insight on the job path', () => {
