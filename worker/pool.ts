@@ -29,6 +29,14 @@ export function batchSlugs(slugs: readonly string[], parts: number): string[][] 
   return batches;
 }
 
+/**
+ * Batches each pool thread holds: the one it computes and the next, which it starts as soon as it is done. With one
+ * at a time, the next batch waited for the main thread to take the finished one's result and post it, while that
+ * thread parsed submissions: a pool thread stood idle for each (machine 9–15 % idle while submissions arrived, 7–9 %
+ * with two; docs/performance.md, eighteenth stop). The pool is backlogged when every thread holds this many.
+ */
+const BATCHES_PER_THREAD = 2;
+
 /** Batches for a report: one per thread not already busy with a batch, at least one. */
 export function fanOut(threads: number, batchesInFlight: number): number {
   return Math.max(1, threads - batchesInFlight);
@@ -56,11 +64,7 @@ export class AnalysisPool {
             maxThreads: threads,
             // Workers stay up for the life of the process: starting one costs far more than a report.
             idleTimeout: Number.POSITIVE_INFINITY,
-            // A thread is handed its next batch while it computes the current one, and starts it as soon as it is
-            // done. With one at a time, the next batch waited for the main thread to take the finished one's
-            // result and post it, while that thread parsed submissions: a pool thread stood idle for each
-            // (machine 9–15 % idle while submissions arrived, 7–9 % with two; docs/performance.md, eighteenth stop).
-            concurrentTasksPerWorker: 2,
+            concurrentTasksPerWorker: BATCHES_PER_THREAD,
           });
   }
 
@@ -74,7 +78,7 @@ export class AnalysisPool {
    * running. A report claimed now would only wait behind them (the analysis dispatcher leaves it in the queue).
    */
   get backlogged(): boolean {
-    return this.threads > 0 && this.#inFlight >= 2 * this.threads;
+    return this.threads > 0 && this.#inFlight >= BATCHES_PER_THREAD * this.threads;
   }
 
   /** Calls `listener` each time the pool stops being backlogged. */
@@ -97,7 +101,8 @@ export class AnalysisPool {
         return await pool.run({ reportJson, slugs: batch });
       } finally {
         this.#inFlight--;
-        if (this.#inFlight === 2 * this.threads - 1) for (const listener of this.#drained) listener();
+        if (this.#inFlight === BATCHES_PER_THREAD * this.threads - 1)
+          for (const listener of this.#drained) listener();
       }
     };
     const results = await Promise.all(batches.map(run));
