@@ -11,8 +11,8 @@
  * 2) — so a drift in the machine's speed (other tenants, steal) falls on both. Each round starts the build's
  * service on a fresh database with every capability on (lib.ts withService: rate limits counted, per-account
  * fairness, idempotency keys, a webhook endpoint and its deliveries, metrics, the access log), warms it up, and
- * measures the pooled sustained run, the stored bytes per report and the cost of a conditional read; before it, the
- * engine alone (engine.ts), whose figure the round's whole is divided by. Each figure's
+ * measures the pooled sustained run, the stored bytes per report and the cost of a conditional read; before and after
+ * it, the engine alone (engine.ts), whose mean the round's whole is divided by. Each figure's
  * ratio (this ÷ that) is given as the ratio of the two builds' means, with the spread of the per-round ratios
  * (round i of this against round i of that).
  */
@@ -70,8 +70,13 @@ export function removeWorktree(root: string) {
 }
 
 interface Round {
-  /** The engine alone (this build's, in this process) measured right before the round, on the machine as it is then. */
+  /**
+   * The engine alone (this build's, in this process), on the machine as it is then: measured right before the round and
+   * right after it (its service stopped), and their mean, which the round's whole is divided by.
+   */
   engineMs: number;
+  engineBeforeMs: number;
+  engineAfterMs: number;
   perSecond: number;
   p50: number;
   serviceMain: number;
@@ -95,9 +100,22 @@ interface Round {
 }
 
 async function oneRound(root: string): Promise<Round> {
-  // The machine's speed drifts within a run (the engine alone measured 5.4–8.9 ms on one VM within an hour), so each
-  // round's whole is divided by the engine measured just before it, with nothing else of the bench running.
-  const engineMs = engineCpuPerReport(200, 50);
+  // The machine's speed drifts within a run (the engine alone measured 5.4–8.9 ms on one VM within an hour, and 7.6
+  // against 11.1 ms a minute apart on another), so each round's whole is divided by the engine measured on both sides
+  // of it, with nothing else of the bench running. Six scratch rounds on one VM: over the engine before each round
+  // alone the ratio ranged 2.01–2.89, over the mean of the engines on both sides 2.38–2.81, with the same mean.
+  const engineBeforeMs = engineCpuPerReport(ENGINE_REPORTS, 50);
+  const round = await measureRound(root);
+  const engineAfterMs = engineCpuPerReport(ENGINE_REPORTS, 50);
+  return { ...round, engineBeforeMs, engineAfterMs, engineMs: (engineBeforeMs + engineAfterMs) / 2 };
+}
+
+/** Reports of each engine-alone measurement beside a round. */
+const ENGINE_REPORTS = 400;
+
+async function measureRound(
+  root: string,
+): Promise<Omit<Round, 'engineMs' | 'engineBeforeMs' | 'engineAfterMs'>> {
   const receiver = await webhookReceiver();
   try {
     return await withService(
@@ -110,7 +128,6 @@ async function oneRound(root: string): Promise<Round> {
         const c = run.cpu!;
         const sorted = [...run.latencies].sort((a, b) => a - b);
         return {
-          engineMs,
           perSecond: (run.completed / run.elapsedMs) * 1000,
           p50: sorted[Math.floor(sorted.length / 2)] ?? Number.NaN,
           serviceMain: c.serviceMain,
@@ -181,7 +198,8 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
             `idle ${round.idlePct.toFixed(1)} % (${round.reportsIdlePct.toFixed(1)} % while reports ran, ` +
             `${round.drainIdlePct.toFixed(1)} % over ${round.drainSeconds.toFixed(1)} s of webhook deliveries after them), ` +
             `steal ${round.stealPct.toFixed(1)} %${round.webhook ? '' : ', no webhooks in this build'}; ` +
-            `engine alone just before ${round.engineMs.toFixed(2)} ms, whole ÷ engine ${(round.total / round.engineMs).toFixed(2)}`,
+            `engine alone before / after ${round.engineBeforeMs.toFixed(2)} / ${round.engineAfterMs.toFixed(2)} ms, ` +
+            `whole ÷ engine ${(round.total / round.engineMs).toFixed(2)}`,
         );
       }
     }
@@ -226,6 +244,8 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
       .join(', ');
   console.log(`machine idle % while reports ran — this: ${split(mine)}; that: ${split(theirs)}`);
   const engine = options.engineMs;
+  const bracket = (rows: Round[]) =>
+    rows.map((r) => `${fmt(r.engineBeforeMs, 2)}–${fmt(r.engineAfterMs, 2)}`).join(' / ');
   const overEngine = (rows: Round[]) => rows.map((r) => fmt(r.total / r.engineMs, 2)).join(' / ');
   const meanOverEngine = (rows: Round[]) =>
     rows.reduce((sum, r) => sum + r.total / r.engineMs, 0) / rows.length;
