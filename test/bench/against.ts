@@ -250,8 +250,8 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
   const meanOverEngine = (rows: Round[]) =>
     rows.reduce((sum, r) => sum + r.total / r.engineMs, 0) / rows.length;
   console.log(
-    `engine alone (this build, in process) at the start: ${engine.toFixed(2)} ms CPU per report; before each round: ` +
-      `this ${mine.map((r) => fmt(r.engineMs, 2)).join(' / ')}, that ${theirs.map((r) => fmt(r.engineMs, 2)).join(' / ')}`,
+    `engine alone (this build, in process) at the start: ${engine.toFixed(2)} ms CPU per report; before–after each round: ` +
+      `this ${bracket(mine)}, that ${bracket(theirs)}`,
   );
   console.log(
     `whole (service + PostgreSQL) ÷ engine, each round over the engine measured just before it: this ${overEngine(mine)} ` +
