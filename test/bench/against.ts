@@ -254,7 +254,7 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
       `this ${bracket(mine)}, that ${bracket(theirs)}`,
   );
   console.log(
-    `whole (service + PostgreSQL) ÷ engine, each round over the engine measured just before it: this ${overEngine(mine)} ` +
+    `whole (service + PostgreSQL) ÷ engine, each round over the mean of the engine measured before and after it: this ${overEngine(mine)} ` +
       `(mean ${fmt(meanOverEngine(mine), 2)}), that ${overEngine(theirs)} (mean ${fmt(meanOverEngine(theirs), 2)}; that build's ` +
       `whole over this build's engine)`,
   );
