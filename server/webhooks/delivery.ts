@@ -54,11 +54,6 @@ const HAND_BACK_MS = 2000;
 const DELIVERY_POOL_SIZE = 3;
 /** Most deliveries taken in one fetch. */
 const MAX_FETCH = 16;
-/**
- * Attempts that end within this long of one another wake one fetch (a stream of events made a fetch per event); it
- * delays the next fetch by at most this much.
- */
-const SETTLE_BATCH_MS = 20;
 
 export type { WebhookEvent, WebhookEventType } from './payload.ts';
 
@@ -511,11 +506,19 @@ export async function attemptDelivery(
   };
 }
 
+/** An attempt that ended, waiting for its settle, with what to do once it has run. */
+interface PendingSettle {
+  settlement: Settlement;
+  settled: () => void;
+  fetched: boolean;
+}
+
 /**
  * This process's delivery worker: one fetch loop that keeps up to `webhookConcurrency` attempts running, each on its
- * own (one slow receiver holds one slot, not a batch). The attempts that end within SETTLE_BATCH_MS of one another
- * are settled in one statement, which frees their slots and wakes the loop; it also fetches again as soon as a fetch
- * came back with all it asked for, else every IDLE_POLL_MS. Each fetch passes the per-account cap (`webhookAccountConcurrency`)
+ * own (one slow receiver holds one slot, not a batch). One settle statement runs at a time: an attempt that ends
+ * while none runs is settled at once (with the others that ended in the same turn of the event loop), and those that
+ * end while one runs are settled together right after it; a settle frees its attempts' slots and wakes the loop.
+ * It also fetches again as soon as a fetch came back with all it asked for, else every IDLE_POLL_MS. Each fetch passes the per-account cap (`webhookAccountConcurrency`)
  * over the attempts of every process.
  */
 export class DeliveryWorker {
@@ -528,8 +531,10 @@ export class DeliveryWorker {
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
   /** Attempts that ended and wait for the next settle, with what to do once it has run. */
-  #toSettle: Array<{ settlement: Settlement; settled: () => void; fetched: boolean }> = [];
-  #settleTimer: NodeJS.Timeout | null = null;
+  #toSettle: PendingSettle[] = [];
+  /** The settle to come (set while one is scheduled) and whether one is running: never two at once. */
+  #settleScheduled: NodeJS.Immediate | null = null;
+  #settling = false;
   /** Slots reserved for deliveries being handed off (reserveHandOff), not yet adopted. */
   #reserved = 0;
   /** Deliveries taken by hand-off since the worker started (for tests and diagnostics). */
@@ -678,7 +683,7 @@ export class DeliveryWorker {
         if (!settlement) return;
         return new Promise<void>((settled) => {
           this.#toSettle.push({ settlement, settled, fetched });
-          this.#settleTimer ??= setTimeout(() => void this.#settle(), SETTLE_BATCH_MS);
+          this.#scheduleSettle();
         });
       })
       // An attempt that could not settle keeps its lease until it lapses (LEASE_SECONDS): then it is taken again.
@@ -693,15 +698,37 @@ export class DeliveryWorker {
   }
 
   /**
+   * Schedules the settle of the attempts waiting in #toSettle: in this turn of the event loop's check phase when no
+   * settle runs, else right after the one running (#settle). An account's slots are held until their attempts are
+   * settled, so the time from an attempt's end to its settle paces an account at its cap: a fixed wait of 20 ms to
+   * gather attempts into one statement had held each slot that much longer, and one account's backlog drained at
+   * about 150 deliveries a second (docs/performance.md, issue 26, twentieth stop). Under load the attempts that end
+   * while a settle runs still share the next statement.
+   */
+  #scheduleSettle(): void {
+    if (this.#settling || this.#settleScheduled) return;
+    this.#settleScheduled = setImmediate(() => void this.#settle());
+  }
+
+  /**
    * Settles the attempts that ended since the last settle, in one statement, then wakes the fetch loop for the slots
    * they free (when a fetch may find something: #fetchMayFind). If that statement fails, each is settled on its own,
-   * so that one bad row holds back no other.
+   * so that one bad row holds back no other. Those that ended meanwhile are settled next.
    */
   async #settle(): Promise<void> {
-    if (this.#settleTimer) clearTimeout(this.#settleTimer);
-    this.#settleTimer = null;
+    this.#settleScheduled = null;
     const batch = this.#toSettle.splice(0);
     if (batch.length === 0) return;
+    this.#settling = true;
+    try {
+      await this.#settleBatch(batch);
+    } finally {
+      this.#settling = false;
+      if (this.#toSettle.length > 0) this.#scheduleSettle();
+    }
+  }
+
+  async #settleBatch(batch: PendingSettle[]): Promise<void> {
     this.#settles++;
     const em = this.#em!;
     try {
