@@ -518,8 +518,8 @@ interface PendingSettle {
  * own (one slow receiver holds one slot, not a batch). One settle statement runs at a time: an attempt that ends
  * while none runs is settled at once (with the others that ended in the same turn of the event loop), and those that
  * end while one runs are settled together right after it; a settle frees its attempts' slots and wakes the loop.
- * It also fetches again as soon as a fetch came back with all it asked for, else every IDLE_POLL_MS. Each fetch passes the per-account cap (`webhookAccountConcurrency`)
- * over the attempts of every process.
+ * It also fetches again as soon as a fetch came back with all it asked for, else every IDLE_POLL_MS. Each fetch
+ * passes the per-account cap (`webhookAccountConcurrency`) over the attempts of every process.
  */
 export class DeliveryWorker {
   readonly #ctx: ServiceContext;
@@ -530,10 +530,9 @@ export class DeliveryWorker {
   #stopping = false;
   #wake: (() => void) | null = null;
   #loop: Promise<void> | null = null;
-  /** Attempts that ended and wait for the next settle, with what to do once it has run. */
   #toSettle: PendingSettle[] = [];
-  /** The settle to come (set while one is scheduled) and whether one is running: never two at once. */
-  #settleScheduled: NodeJS.Immediate | null = null;
+  /** Whether a settle is scheduled, and whether one runs: never two at once (#scheduleSettle). */
+  #settleScheduled = false;
   #settling = false;
   /** Slots reserved for deliveries being handed off (reserveHandOff), not yet adopted. */
   #reserved = 0;
@@ -707,7 +706,8 @@ export class DeliveryWorker {
    */
   #scheduleSettle(): void {
     if (this.#settling || this.#settleScheduled) return;
-    this.#settleScheduled = setImmediate(() => void this.#settle());
+    this.#settleScheduled = true;
+    setImmediate(() => void this.#settle());
   }
 
   /**
@@ -716,7 +716,7 @@ export class DeliveryWorker {
    * so that one bad row holds back no other. Those that ended meanwhile are settled next.
    */
   async #settle(): Promise<void> {
-    this.#settleScheduled = null;
+    this.#settleScheduled = false;
     const batch = this.#toSettle.splice(0);
     if (batch.length === 0) return;
     this.#settling = true;
