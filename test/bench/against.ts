@@ -81,6 +81,8 @@ interface Round {
   p50: number;
   serviceMain: number;
   serviceOther: number;
+  /** Of serviceOther, the pool's threads: the engine as it ran in the service, in the same seconds as the whole. */
+  servicePool: number;
   postgres: number;
   total: number;
   loadGenerator: number;
@@ -132,6 +134,7 @@ async function measureRound(
           p50: sorted[Math.floor(sorted.length / 2)] ?? Number.NaN,
           serviceMain: c.serviceMain,
           serviceOther: c.serviceOther,
+          servicePool: c.servicePool,
           postgres: c.postgres,
           total: c.serviceMain + c.serviceOther + c.postgres,
           loadGenerator: c.loadGenerator,
@@ -162,6 +165,7 @@ const FIGURES: Array<[keyof Round, string, number]> = [
   ['total', 'CPU ms per report: service + PostgreSQL', 1],
   ['serviceMain', 'CPU ms per report: service main thread', 1],
   ['serviceOther', 'CPU ms per report: service other threads', 1],
+  ['servicePool', 'CPU ms per report: of those, the pool (the engine in the service)', 1],
   ['postgres', 'CPU ms per report: PostgreSQL', 1],
   ['loadGenerator', 'CPU ms per report: load generator (+ webhook receiver)', 2],
   ['transactions', 'PostgreSQL transactions per report', 1],
@@ -199,7 +203,7 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
             `${round.drainIdlePct.toFixed(1)} % over ${round.drainSeconds.toFixed(1)} s of webhook deliveries after them), ` +
             `steal ${round.stealPct.toFixed(1)} %${round.webhook ? '' : ', no webhooks in this build'}; ` +
             `engine alone before / after ${round.engineBeforeMs.toFixed(2)} / ${round.engineAfterMs.toFixed(2)} ms, ` +
-            `whole ÷ engine ${(round.total / round.engineMs).toFixed(2)}`,
+            `whole ÷ engine ${(round.total / round.engineMs).toFixed(2)}, whole ÷ pool ${(round.total / round.servicePool).toFixed(2)}`,
         );
       }
     }
@@ -257,5 +261,15 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
     `whole (service + PostgreSQL) ÷ engine, each round over the mean of the engine measured before and after it: this ${overEngine(mine)} ` +
       `(mean ${fmt(meanOverEngine(mine), 2)}), that ${overEngine(theirs)} (mean ${fmt(meanOverEngine(theirs), 2)}; that build's ` +
       `whole over this build's engine)`,
+  );
+  // The engine alone is measured before and after a round, and the machine's speed drifts within it (four rounds of one
+  // build within twenty minutes: 2.19–3.08 on the twenty-first stop's VM); the pool's threads run the engine in the same
+  // seconds as the whole, so this ratio moves with the build, not with the machine (2.82–2.84 over those four rounds).
+  const overPool = (rows: Round[]) => rows.map((r) => fmt(r.total / r.servicePool, 2)).join(' / ');
+  const meanOverPool = (rows: Round[]) =>
+    rows.reduce((sum, r) => sum + r.total / r.servicePool, 0) / rows.length;
+  console.log(
+    `whole ÷ the pool's threads in the same run (the engine as the service ran it): this ${overPool(mine)} ` +
+      `(mean ${fmt(meanOverPool(mine), 2)}), that ${overPool(theirs)} (mean ${fmt(meanOverPool(theirs), 2)})`,
   );
 }

@@ -6,7 +6,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +99,12 @@ export interface Run {
 export interface CpuPerReport {
   serviceMain: number;
   serviceOther: number;
+  /**
+   * Of serviceOther, the service's worker threads (Node 24 names them `WorkerThread`): the engine as it ran in the
+   * service during this run — the Piscina pool's threads, V8's helper threads left out. Measured in the same
+   * seconds as the whole, it moves with the machine's speed as the whole does (below, docs/performance.md).
+   */
+  servicePool: number;
   postgres: number;
   /** This process: the submitters, the completion poll and the webhook receiver. */
   loadGenerator: number;
@@ -138,16 +144,42 @@ export function cpuSeconds(statPath: string): number {
   }
 }
 
-/** CPU used so far by the service's main threads and by their other threads, and the machine's ticks. */
+/** CPU seconds so far of a process's threads named `name` (their `comm`; a thread that has gone counts 0). */
+function threadsCpuSeconds(pid: number, name: string): number {
+  let seconds = 0;
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const task of tasks) {
+    try {
+      if (readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim() === name)
+        seconds += cpuSeconds(`/proc/${pid}/task/${task}/stat`);
+    } catch {
+      // the thread has gone
+    }
+  }
+  return seconds;
+}
+
+/**
+ * CPU used so far by the service's main threads, by their other threads and, of those, by their worker threads (the
+ * pool), and the machine's ticks. A worker thread that exits mid-run takes its CPU with it: the pool's threads live
+ * as long as the service.
+ */
 export function cpuSnapshot(servicePids: number[]) {
   if (!existsSync('/proc/self/stat')) return null;
   let total = 0;
   let main = 0;
+  let pool = 0;
   for (const pid of servicePids) {
     total += cpuSeconds(`/proc/${pid}/stat`);
     main += cpuSeconds(`/proc/${pid}/task/${pid}/stat`);
+    pool += threadsCpuSeconds(pid, 'WorkerThread');
   }
-  return { main, other: total - main, machine: machineTicks() };
+  return { main, other: total - main, pool, machine: machineTicks() };
 }
 
 /**
@@ -458,6 +490,7 @@ export async function sustained(
         ? {
             serviceMain: perReport(after.main, before.main),
             serviceOther: perReport(after.other, before.other),
+            servicePool: perReport(after.pool, before.pool),
             postgres: (postgresSeconds * 1000) / submitted,
             loadGenerator: (own.user + own.system) / 1000 / submitted,
             idlePct:

@@ -116,14 +116,14 @@ async function fullRun() {
     '\nCPU ms per report, sustained runs (the load generator is this process, on the same machine), and the whole ÷ the engine alone:',
   );
   console.log(
-    '| run | service main thread | service other threads | PostgreSQL | service + PostgreSQL | ÷ engine | load generator | transactions / rows written per report | machine idle / steal (idle while reports ran) |',
+    '| run | service main thread | service other threads (of which the pool) | PostgreSQL | service + PostgreSQL | ÷ engine | ÷ pool | load generator | transactions / rows written per report | machine idle / steal (idle while reports ran) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const { label, cpu, db } of rows.filter((row) => row.cpu)) {
     const c = cpu!;
     const whole = c.serviceMain + c.serviceOther + c.postgres;
     console.log(
-      `| ${label} | ${fmt(c.serviceMain)} | ${fmt(c.serviceOther)} | ${fmt(c.postgres)} | ${fmt(whole)} | ${fmt(whole / engineMs, 2)} | ${fmt(c.loadGenerator)} | ${fmt(db!.transactions)} / ${fmt(db!.rowsWritten)} | ${fmt(c.idlePct)} % / ${fmt(c.stealPct)} % (${fmt(c.reportsIdlePct)} %) |`,
+      `| ${label} | ${fmt(c.serviceMain)} | ${fmt(c.serviceOther)} (${fmt(c.servicePool)}) | ${fmt(c.postgres)} | ${fmt(whole)} | ${fmt(whole / engineMs, 2)} | ${c.servicePool > 0 ? fmt(whole / c.servicePool, 2) : '—'} | ${fmt(c.loadGenerator)} | ${fmt(db!.transactions)} / ${fmt(db!.rowsWritten)} | ${fmt(c.idlePct)} % / ${fmt(c.stealPct)} % (${fmt(c.reportsIdlePct)} %) |`,
     );
   }
   if (storage) {
