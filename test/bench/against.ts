@@ -250,26 +250,25 @@ export async function compareAgainst(ref: string, options: { clean: boolean; eng
   const engine = options.engineMs;
   const bracket = (rows: Round[]) =>
     rows.map((r) => `${fmt(r.engineBeforeMs, 2)}–${fmt(r.engineAfterMs, 2)}`).join(' / ');
-  const overEngine = (rows: Round[]) => rows.map((r) => fmt(r.total / r.engineMs, 2)).join(' / ');
-  const meanOverEngine = (rows: Round[]) =>
-    rows.reduce((sum, r) => sum + r.total / r.engineMs, 0) / rows.length;
+  // Each round's whole over one of its own figures (the engine alone beside it, or its pool's threads), and their mean.
+  const over = (rows: Round[], of: 'engineMs' | 'servicePool') =>
+    rows.map((r) => fmt(r.total / r[of], 2)).join(' / ');
+  const meanOver = (rows: Round[], of: 'engineMs' | 'servicePool') =>
+    fmt(rows.reduce((sum, r) => sum + r.total / r[of], 0) / rows.length, 2);
   console.log(
     `engine alone (this build, in process) at the start: ${engine.toFixed(2)} ms CPU per report; before–after each round: ` +
       `this ${bracket(mine)}, that ${bracket(theirs)}`,
   );
   console.log(
-    `whole (service + PostgreSQL) ÷ engine, each round over the mean of the engine measured before and after it: this ${overEngine(mine)} ` +
-      `(mean ${fmt(meanOverEngine(mine), 2)}), that ${overEngine(theirs)} (mean ${fmt(meanOverEngine(theirs), 2)}; that build's ` +
+    `whole (service + PostgreSQL) ÷ engine, each round over the mean of the engine measured before and after it: this ${over(mine, 'engineMs')} ` +
+      `(mean ${meanOver(mine, 'engineMs')}), that ${over(theirs, 'engineMs')} (mean ${meanOver(theirs, 'engineMs')}; that build's ` +
       `whole over this build's engine)`,
   );
   // The engine alone is measured before and after a round, and the machine's speed drifts within it (four rounds of one
   // build within twenty minutes: 2.19–3.08 on the twenty-first stop's VM); the pool's threads run the engine in the same
   // seconds as the whole, so this ratio moves with the build, not with the machine (2.82–2.84 over those four rounds).
-  const overPool = (rows: Round[]) => rows.map((r) => fmt(r.total / r.servicePool, 2)).join(' / ');
-  const meanOverPool = (rows: Round[]) =>
-    rows.reduce((sum, r) => sum + r.total / r.servicePool, 0) / rows.length;
   console.log(
-    `whole ÷ the pool's threads in the same run (the engine as the service ran it): this ${overPool(mine)} ` +
-      `(mean ${fmt(meanOverPool(mine), 2)}), that ${overPool(theirs)} (mean ${fmt(meanOverPool(theirs), 2)})`,
+    `whole ÷ the pool's threads in the same run (the engine as the service ran it): this ${over(mine, 'servicePool')} ` +
+      `(mean ${meanOver(mine, 'servicePool')}), that ${over(theirs, 'servicePool')} (mean ${meanOver(theirs, 'servicePool')})`,
   );
 }

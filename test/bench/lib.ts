@@ -102,7 +102,7 @@ export interface CpuPerReport {
   /**
    * Of serviceOther, the service's worker threads (Node 24 names them `WorkerThread`): the engine as it ran in the
    * service during this run — the Piscina pool's threads, V8's helper threads left out. Measured in the same
-   * seconds as the whole, it moves with the machine's speed as the whole does (below, docs/performance.md).
+   * seconds as the whole, it moves with the machine's speed as the whole does (docs/performance.md).
    */
   servicePool: number;
   postgres: number;
